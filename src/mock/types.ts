@@ -1,0 +1,186 @@
+// The shapes shared by the mock, the runner and the tests: a scenario as it is
+// written in JSON, and the events the mock logs. Types only; no behaviour here.
+// scenarios/README.md documents the same format for people who write scenarios,
+// and src/mock/scenario.schema.json for their editors. Keep the three in step.
+
+/** A scenario file: one script that drives the demo, the tests and the doc transcript. */
+export interface Scenario {
+  /** Where the scenario came from (set by the loader, not written in JSON). */
+  file: string;
+  /** Editors' schema pointer; ignored. */
+  $schema?: string;
+  title: string;
+  description?: string;
+  /** Model id the agent is told to use for this run (default: the project's default model). */
+  model?: string;
+  /** Workspace files to create before the run: relative path → content. */
+  files?: Record<string, string>;
+  /** Files in the fake home folder (user-level CLAUDE.md, .claude/agents/…). */
+  home_files?: Record<string, string>;
+  /** Environment variables the agent sees (e.g. CLAUDE_CODE_FORK_SUBAGENT). */
+  env?: Record<string, string>;
+  /** Command-line flags given to the agent (chapter 4 on). */
+  argv?: string[];
+  /** What the user types, in order, in one session. */
+  prompts: string[];
+  /** Scripted answers to permission prompts (chapter 6 on), consumed in order. */
+  answers?: PermissionAnswer[];
+  /** The scripted conversations, by name. `main` is the user's own agent. */
+  tracks: Record<string, Track>;
+  /** What must be true after the run, checked from the event log and the workspace. */
+  expect?: Expectation[];
+}
+
+export interface PermissionAnswer {
+  /** Tool the prompt is about (checked: a prompt for another tool is a scenario failure). */
+  tool: string;
+  allow: boolean;
+}
+
+/** One scripted conversation: which requests it answers, and its turns in order. */
+export interface Track {
+  description?: string;
+  /** Content rule that routes a request here. Omitted only on `main`, the fallback. */
+  match?: Match;
+  turns: Turn[];
+}
+
+/**
+ * All given conditions must hold. Each is a substring test.
+ * - system: the request's system prompt (string, or the text blocks joined with "\n")
+ * - user: any text written by the user side: string content or `text` blocks of
+ *   user messages (never tool_result content, never assistant text)
+ * - first_user: the text of the first user message only
+ * - not_user: no user text contains this (lets `main` stay clear of fork children)
+ */
+export interface Match {
+  system?: string;
+  user?: string;
+  first_user?: string;
+  not_user?: string;
+}
+
+/** What the model "says" on one request. */
+export interface Turn {
+  /** Assistant text. `{{tool_result}}` is replaced by the text of the tool_result
+   *  blocks in the request's last user message (joined with "\n"). */
+  text?: string;
+  /** Tool calls, in order, after the text. Ids are generated deterministically. */
+  tool_calls?: { name: string; input: Record<string, unknown> }[];
+  /** Default: "tool_use" if there are tool calls, else "end_turn". */
+  stop_reason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
+  /** Override the counted output tokens (input-side usage is always computed). */
+  usage?: { output_tokens?: number };
+  /** Wait this long (real milliseconds) before the response starts. */
+  latency_ms?: number;
+  /** Answer with an API error instead. The turn is consumed, so a retry gets the next turn. */
+  error?: InjectedError;
+}
+
+export interface InjectedError {
+  status: 400 | 401 | 404 | 429 | 500 | 529;
+  /** Default: the real type for the status (invalid_request_error, …, overloaded_error). */
+  type?: string;
+  message?: string;
+  /** Seconds, sent as the retry-after header (429/529). */
+  retry_after?: number;
+  /** Streaming only: send message_start and part of the content, then an `error` event. */
+  mid_stream?: boolean;
+}
+
+/**
+ * An expectation: `name` says the behaviour in words (it is what `--check` prints when
+ * it fails); exactly one of the checks below is given. Checks read the mock's event
+ * log (what the agent really sent and received) and the workspace, never the script.
+ */
+export type Expectation = { name: string; hint?: string } & ExpectationCheck;
+
+export type ExpectationCheck =
+  /** The tool_result that `track` sent back for its call of `tool` (the first one, or
+   *  call number `call`, 1-based) contains `includes` / does not / is_error as given.
+   *  `includes_file`: contains the workspace file's setup content. `includes_track_text`:
+   *  contains the final text that the named track's last response carried. */
+  | { tool_result: { track: string; tool: string; call?: number; includes?: string; includes_file?: string;
+      includes_track_text?: string; excludes?: string; is_error?: boolean } }
+  /** A file in the workspace after the run. */
+  | { file: { path: string; equals?: string; includes?: string; exists?: boolean } }
+  /** How many requests a track got (exact, or at least/at most). */
+  | { requests: { track: string; count?: number; min?: number; max?: number } }
+  /** The tool names offered in every request of a track. */
+  | { tools: { track: string; include?: string[]; exclude?: string[]; exactly?: string[] } }
+  /** Every request of a track had a system prompt that includes / excludes text. */
+  | { system: { track: string; includes?: string; excludes?: string } }
+  /** No request was routed to this track (e.g. a nested sub-agent that must not start). */
+  | { never: { track: string } }
+  /** The requests of a track asked for streaming and were answered with ≥ min_deltas deltas. */
+  | { streamed: { track: string; min_deltas?: number } }
+  /** Usage of request number `request` (1-based) of a track. */
+  | { usage: { track: string; request: number; cache_read_min?: number; cache_read_max?: number;
+      cache_write_min?: number; cache_write_max?: number } }
+  /** The terminal output of the agent includes text. */
+  | { terminal: { includes?: string; excludes?: string } };
+
+// ---------------------------------------------------------------------------
+// The event log. One JSON object per line when written to a file.
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+export interface Breakpoint {
+  /** Where the cache_control sits, e.g. "tools[3]", "system[0]", "messages[4].content[1]". */
+  where: string;
+  /** Index in the flattened prefix (tools, then system blocks, then message blocks). */
+  position: number;
+  ttl: '5m' | '1h';
+  /** Tokens of the prefix up to and including this block. */
+  prefix_tokens: number;
+}
+
+export type MockEvent = RequestEvent | ResponseEvent | ErrorEvent;
+
+export interface RequestEvent {
+  type: 'request';
+  seq: number;          // 1, 2, 3 … in arrival order
+  time: number;         // the mock clock, ms
+  path: string;         // "/v1/messages" or "/v1/messages/count_tokens"
+  track: string | null; // null when routing failed (see failures)
+  turn: number | null;  // 0-based index into the track's turns
+  stream: boolean;
+  model: string;
+  body: Record<string, unknown>;  // the JSON body exactly as received
+  system_text: string;            // the system prompt as one string
+  tool_names: string[];
+  breakpoints: Breakpoint[];
+}
+
+export interface ResponseEvent {
+  type: 'response';
+  seq: number;          // same seq as its request
+  time: number;
+  track: string | null;
+  turn: number | null;
+  content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> })[];
+  stop_reason: string;
+  usage: Usage;
+  /** Streaming: how many content_block_delta events were sent; 0 for JSON answers. */
+  deltas: number;
+}
+
+export interface ErrorEvent {
+  type: 'error';
+  seq: number;
+  time: number;
+  track: string | null;
+  turn: number | null;
+  status: number;
+  error_type: string;
+  message: string;
+  /** true when the scenario asked for it; false when the request broke a rule. */
+  injected: boolean;
+  mid_stream: boolean;
+}
