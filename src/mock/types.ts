@@ -75,6 +75,10 @@ export interface Turn {
   latency_ms?: number;
   /** Answer with an API error instead. The turn is consumed, so a retry gets the next turn. */
   error?: InjectedError;
+  /** A real model only calls tools the request offers, so the mock refuses to script a call
+   *  to a tool the request did not offer (a scenario failure) unless this is true: for
+   *  scenarios that test what an agent does when a confused model calls one anyway. */
+  allow_unoffered?: boolean;
 }
 
 export interface InjectedError {
@@ -117,8 +121,13 @@ export type ExpectationCheck =
   /** Usage of request number `request` (1-based) of a track. */
   | { usage: { track: string; request: number; cache_read_min?: number; cache_read_max?: number;
       cache_write_min?: number; cache_write_max?: number } }
-  /** The terminal output of the agent includes text. */
-  | { terminal: { includes?: string; excludes?: string } };
+  /** The terminal output of the agent includes / excludes text. */
+  | { terminal: { includes?: string; excludes?: string } }
+  /** Every request of a track asked for this model. */
+  | { model: { track: string; equals: string } }
+  /** The agent's final `ledger:` line (chapter 8 on) equals the sum of the usage the mock
+   *  reported to the listed tracks (default: every track). */
+  | { ledger: { tracks?: string[] } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.
