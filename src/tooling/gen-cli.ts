@@ -1,0 +1,51 @@
+// `npm run gen` (via `node steps/run.mjs --gen`, or alone: `npx tsx src/tooling/gen-cli.ts`):
+// regenerate the chapter snapshots and the generated regions of the docs, or with
+// `--check` only report what is out of date. Transcript regions are left as they
+// are here (they need the runner). This file is the command line, nothing more:
+// the work happens in generate.ts and docs.ts.
+
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import minimist from 'minimist';
+import { defaultResolvers, fillAllDocs } from './docs.ts';
+import { checkSnapshots, writeSnapshots } from './generate.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export async function runGen(args: string[], print: (line: string) => void = (line) => console.log(line)): Promise<number> {
+  const flags = minimist(args, { boolean: ['check'], string: ['root'] });
+  const root = resolve(typeof flags.root === 'string' && flags.root !== '' ? flags.root : REPO_ROOT);
+  try {
+    return flags.check ? await check(root, print) : await generate(root, print);
+  } catch (err) {
+    print(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
+}
+
+async function check(root: string, print: (line: string) => void): Promise<number> {
+  const problems = await checkSnapshots(root);
+  const staleDocs = await fillAllDocs(root, defaultResolvers(root), { write: false });
+  for (const p of problems) print(`${p.problem}: ${p.path}`);
+  for (const doc of staleDocs) print(`stale: ${doc}`);
+  if (problems.length === 0 && staleDocs.length === 0) {
+    print('snapshots and docs are up to date');
+    return 0;
+  }
+  print('generated files are out of date: run npm run gen');
+  return 1;
+}
+
+async function generate(root: string, print: (line: string) => void): Promise<number> {
+  const changes = await writeSnapshots(root);
+  const docs = await fillAllDocs(root, defaultResolvers(root), { write: true });
+  for (const c of changes) print(`${c.change} ${c.path}`);
+  for (const doc of docs) print(`filled ${doc}`);
+  if (changes.length === 0 && docs.length === 0) print('snapshots and docs are up to date');
+  return 0;
+}
+
+// Run directly (not imported by steps/run.mjs or a test).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  process.exitCode = await runGen(process.argv.slice(2));
+}
