@@ -125,6 +125,10 @@ export type ExpectationCheck =
   | { terminal: { includes?: string; excludes?: string } }
   /** Every request of a track asked for this model. */
   | { model: { track: string; equals: string } }
+  /** A track's first request started a fresh context: exactly `messages` messages. */
+  | { fresh_context: { track: string; messages?: number } }
+  /** No request of `track` carries any tool call that `from` made: its work stayed out of track's context. */
+  | { isolated: { track: string; from: string } }
   /** The agent's final `ledger:` line (chapter 8 on) equals the sum of the usage the mock
    *  reported to the listed tracks (default: every track). */
   | { ledger: { tracks?: string[] } };
