@@ -1,0 +1,308 @@
+// Loading and validating scenario files. Every mistake becomes ONE line,
+// `<file>: <json path>: <what was expected>`, because the runner prints it and
+// exits 2: a teacher should see where the mistake is without a stack trace.
+// Hand-written checks on purpose (no schema library): the messages can say what a
+// field is for. This is NOT the editor schema; scenario.schema.json describes the
+// same format for editors and must be kept in step with it and with types.ts.
+
+import { readFile } from 'node:fs/promises';
+import type { Scenario } from './types.ts';
+
+export class ScenarioError extends Error {
+  readonly file: string;
+  readonly path: string;
+  constructor(file: string, path: string, what: string) {
+    super(`${file}: ${path}: ${what}`);
+    this.name = 'ScenarioError';
+    this.file = file;
+    this.path = path;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
+const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
+
+/** Expectation kinds and the fields each accepts (true = required). */
+const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'path'>> = {
+  tool_result: {
+    track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
+    includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
+  },
+  file: { path: 'path', equals: 'string', includes: 'string', exists: 'boolean' },
+  requests: { track: 'track', count: 'count', min: 'count', max: 'count' },
+  tools: { track: 'track', include: 'strings', exclude: 'strings', exactly: 'strings' },
+  system: { track: 'track', includes: 'string', excludes: 'string' },
+  never: { track: 'track' },
+  streamed: { track: 'track', min_deltas: 'count' },
+  usage: {
+    track: 'track', request: 'positive', cache_read_min: 'count', cache_read_max: 'count',
+    cache_write_min: 'count', cache_write_max: 'count',
+  },
+  terminal: { includes: 'string', excludes: 'string' },
+};
+const REQUIRED_IN_KIND: Record<string, string[]> = {
+  tool_result: ['track', 'tool'],
+  file: ['path'],
+  requests: ['track'],
+  tools: ['track'],
+  system: ['track'],
+  never: ['track'],
+  streamed: ['track'],
+  usage: ['track', 'request'],
+  terminal: [],
+};
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'number') return 'a number';
+  if (typeof v === 'boolean') return 'a boolean';
+  return typeof v;
+}
+
+/** `$.tracks.explorer` or `$.files["src/a.ts"]`: JSON path spelling of one more step. */
+function child(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Line and column (1-based) of a character offset. */
+function lineCol(text: string, pos: number): string {
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const col = pos - before.lastIndexOf('\n');
+  return `line ${line}, column ${col}`;
+}
+
+/** Parses and validates a scenario. Throws ScenarioError (one line) on any mistake. */
+export function parseScenario(text: string, file: string): Scenario {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+    const m = /position (\d+)/.exec(msg);
+    const where = m ? lineCol(text, Number(m[1])) : lineCol(text, text.length);
+    throw new ScenarioError(file, where, `not valid JSON (${msg.replace(/ in JSON at position \d+.*$/, '')})`);
+  }
+  const fail = (path: string, what: string): never => {
+    throw new ScenarioError(file, path, what);
+  };
+
+  const fields = (obj: Json, path: string, allowed: string[]): void => {
+    for (const k of Object.keys(obj)) {
+      if (!allowed.includes(k)) fail(child(path, k), `unknown field "${k}" (allowed here: ${allowed.join(', ')})`);
+    }
+  };
+  const object = (v: unknown, path: string, what: string): Json => {
+    if (!isObj(v)) fail(path, `expected an object (${what}), got ${typeName(v)}`);
+    return v as Json;
+  };
+  const string = (v: unknown, path: string, what: string): string => {
+    if (typeof v !== 'string') fail(path, `expected a string (${what}), got ${typeName(v)}`);
+    return v as string;
+  };
+  const nonEmpty = (v: unknown, path: string, what: string): string => {
+    const s = string(v, path, what);
+    if (s.trim() === '') fail(path, `must not be empty (${what})`);
+    return s;
+  };
+  const boolean = (v: unknown, path: string, what: string): void => {
+    if (typeof v !== 'boolean') fail(path, `expected true or false (${what}), got ${typeName(v)}`);
+  };
+  const count = (v: unknown, path: string, what: string, min: number): void => {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+      fail(path, `expected a whole number ≥ ${min} (${what}), got ${JSON.stringify(v)}`);
+    }
+  };
+  const stringMap = (v: unknown, path: string, what: string, paths: boolean): void => {
+    const o = object(v, path, what);
+    for (const [k, val] of Object.entries(o)) {
+      if (paths) relPath(k, child(path, k));
+      string(val, child(path, k), paths ? 'the file content' : 'the value');
+    }
+  };
+  const relPath = (p: string, path: string): void => {
+    if (p === '' || p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:/.test(p) || p.split(/[\\/]/).includes('..')) {
+      fail(path, `"${p}" is not a relative path inside the workspace (no leading "/", no drive letter, no "..")`);
+    }
+  };
+  const required = (obj: Json, key: string, path: string, why: string): unknown => {
+    if (!(key in obj)) fail(path, `missing "${key}" (${why})`);
+    return obj[key];
+  };
+
+  const root = object(data, '$', 'a scenario');
+  fields(root, '$', [
+    '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'prompts', 'answers', 'tracks', 'expect',
+  ]);
+  if ('$schema' in root) string(root.$schema, '$.$schema', 'the editor schema pointer');
+  nonEmpty(required(root, 'title', '$', 'a scenario needs a title'), '$.title', 'what the scenario shows');
+  if ('description' in root) string(root.description, '$.description', 'a longer explanation');
+  if ('model' in root) {
+    const model = nonEmpty(root.model, '$.model', 'a model id');
+    if (!model.startsWith('claude-')) fail('$.model', `expected a model id starting with "claude-", got "${model}"`);
+  }
+  if ('files' in root) stringMap(root.files, '$.files', 'workspace files: relative path → content', true);
+  if ('home_files' in root) stringMap(root.home_files, '$.home_files', 'home folder files: relative path → content', true);
+  if ('env' in root) stringMap(root.env, '$.env', 'environment variables: name → value', false);
+  if ('argv' in root) {
+    if (!Array.isArray(root.argv)) fail('$.argv', `expected an array of strings (command-line flags), got ${typeName(root.argv)}`);
+    (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
+  }
+
+  const prompts = required(root, 'prompts', '$', 'what the user types, in order');
+  if (!Array.isArray(prompts)) fail('$.prompts', `expected an array of strings (what the user types), got ${typeName(prompts)}`);
+  if ((prompts as unknown[]).length === 0) fail('$.prompts', 'must not be empty (give at least one prompt)');
+  (prompts as unknown[]).forEach((p, i) => nonEmpty(p, `$.prompts[${i}]`, 'a prompt the user types'));
+
+  if ('answers' in root) {
+    if (!Array.isArray(root.answers)) fail('$.answers', `expected an array (scripted permission answers), got ${typeName(root.answers)}`);
+    (root.answers as unknown[]).forEach((a, i) => {
+      const p = `$.answers[${i}]`;
+      const o = object(a, p, 'a permission answer {tool, allow}');
+      fields(o, p, ['tool', 'allow']);
+      nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
+      boolean(required(o, 'allow', p, 'whether the user allows the call'), `${p}.allow`, 'allow or deny');
+    });
+  }
+
+  // Tracks.
+  const tracks = object(required(root, 'tracks', '$', 'the scripted conversations, by name'), '$.tracks', 'track name → track');
+  const names = Object.keys(tracks);
+  if (names.length === 0) fail('$.tracks', 'must define at least one track (usually "main")');
+  for (const name of names) {
+    const tp = child('$.tracks', name);
+    const t = object(tracks[name], tp, 'a track {match?, turns}');
+    fields(t, tp, ['description', 'match', 'turns']);
+    if ('description' in t) string(t.description, `${tp}.description`, 'what this conversation is');
+    if ('match' in t) {
+      const mp = `${tp}.match`;
+      const m = object(t.match, mp, 'routing conditions');
+      fields(m, mp, ['system', 'user', 'first_user', 'not_user']);
+      if (Object.keys(m).length === 0) fail(mp, 'needs at least one condition (system, user, first_user or not_user)');
+      for (const [k, v] of Object.entries(m)) nonEmpty(v, child(mp, k), 'a substring to look for');
+    } else if (name !== 'main') {
+      fail(tp, 'missing "match" (only the track named "main" may omit it: it is the fallback; any other track without a match would never receive a request)');
+    }
+    const turns = required(t, 'turns', tp, 'the answers of this conversation, in order');
+    if (!Array.isArray(turns)) fail(`${tp}.turns`, `expected an array of turns, got ${typeName(turns)}`);
+    if ((turns as unknown[]).length === 0) fail(`${tp}.turns`, 'must not be empty (a track needs at least one turn)');
+    (turns as unknown[]).forEach((turn, i) => checkTurn(turn, `${tp}.turns[${i}]`));
+  }
+
+  function checkTurn(v: unknown, p: string): void {
+    const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, error?}');
+    fields(t, p, ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'error']);
+    if (!('text' in t) && !('tool_calls' in t) && !('error' in t)) {
+      fail(p, 'a turn needs "text", "tool_calls" or "error" (what the model answers)');
+    }
+    if ('text' in t) string(t.text, `${p}.text`, 'the assistant text');
+    if ('tool_calls' in t) {
+      if (!Array.isArray(t.tool_calls)) fail(`${p}.tool_calls`, `expected an array of {name, input}, got ${typeName(t.tool_calls)}`);
+      (t.tool_calls as unknown[]).forEach((c, i) => {
+        const cp = `${p}.tool_calls[${i}]`;
+        const call = object(c, cp, 'a tool call {name, input}');
+        fields(call, cp, ['name', 'input']);
+        if (!('name' in call)) fail(cp, 'missing "name" (a tool call needs the name of the tool to call)');
+        nonEmpty(call.name, `${cp}.name`, 'the tool name');
+        if (!('input' in call)) fail(cp, 'missing "input" (a tool call needs an input object)');
+        if (!isObj(call.input)) fail(`${cp}.input`, `expected an object (the tool's arguments), got ${typeName(call.input)}`);
+      });
+    }
+    if ('stop_reason' in t && !STOP_REASONS.includes(t.stop_reason as string)) {
+      fail(`${p}.stop_reason`, `expected one of ${STOP_REASONS.join(', ')}, got ${JSON.stringify(t.stop_reason)}`);
+    }
+    if ('usage' in t) {
+      const u = object(t.usage, `${p}.usage`, 'usage overrides {output_tokens}');
+      fields(u, `${p}.usage`, ['output_tokens']);
+      if ('output_tokens' in u) count(u.output_tokens, `${p}.usage.output_tokens`, 'output tokens to report', 1);
+    }
+    if ('latency_ms' in t) {
+      if (typeof t.latency_ms !== 'number' || !(t.latency_ms >= 0)) {
+        fail(`${p}.latency_ms`, `expected a number of milliseconds ≥ 0, got ${JSON.stringify(t.latency_ms)}`);
+      }
+    }
+    if ('error' in t) {
+      const ep = `${p}.error`;
+      const e = object(t.error, ep, 'an injected API error {status, type?, message?, retry_after?, mid_stream?}');
+      fields(e, ep, ['status', 'type', 'message', 'retry_after', 'mid_stream']);
+      const status = required(e, 'status', ep, 'the HTTP status to answer with');
+      if (!ERROR_STATUSES.includes(status as number)) {
+        fail(`${ep}.status`, `expected one of ${ERROR_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      }
+      if ('type' in e) nonEmpty(e.type, `${ep}.type`, 'the API error type');
+      if ('message' in e) string(e.message, `${ep}.message`, 'the error message');
+      if ('retry_after' in e) count(e.retry_after, `${ep}.retry_after`, 'seconds for the retry-after header', 0);
+      if ('mid_stream' in e) boolean(e.mid_stream, `${ep}.mid_stream`, 'fail after the stream started');
+    }
+  }
+
+  // Expectations.
+  if ('expect' in root) {
+    if (!Array.isArray(root.expect)) fail('$.expect', `expected an array of expectations, got ${typeName(root.expect)}`);
+    const kinds = Object.keys(EXPECTATION_KINDS);
+    (root.expect as unknown[]).forEach((x, i) => {
+      const p = `$.expect[${i}]`;
+      const e = object(x, p, 'an expectation {name, <one check>}');
+      for (const k of Object.keys(e)) {
+        if (k !== 'name' && k !== 'hint' && !kinds.includes(k)) {
+          fail(child(p, k), `unknown field "${k}" (allowed here: name, hint and exactly one check of: ${kinds.join(', ')})`);
+        }
+      }
+      nonEmpty(required(e, 'name', p, 'say the expected behaviour in words'), `${p}.name`, 'the behaviour in words');
+      if ('hint' in e) string(e.hint, `${p}.hint`, 'a hint shown when it fails');
+      const given = kinds.filter((k) => k in e);
+      if (given.length === 0) fail(p, `missing a check (give exactly one of: ${kinds.join(', ')})`);
+      if (given.length > 1) fail(p, `two checks "${given[0]}" and "${given[1]}" in one expectation (give exactly one; split it in two)`);
+      const kind = given[0]!;
+      const kp = child(p, kind);
+      const body = object(e[kind], kp, `the ${kind} check`);
+      const spec = EXPECTATION_KINDS[kind]!;
+      fields(body, kp, Object.keys(spec));
+      for (const r of REQUIRED_IN_KIND[kind]!) required(body, r, kp, `a ${kind} check needs "${r}"`);
+      if (Object.keys(body).length === 0) fail(kp, `needs at least one of: ${Object.keys(spec).join(', ')}`);
+      for (const [k, v] of Object.entries(body)) {
+        const fp = child(kp, k);
+        switch (spec[k]) {
+          case 'string': string(v, fp, k); break;
+          case 'boolean': boolean(v, fp, k); break;
+          case 'count': count(v, fp, k, 0); break;
+          case 'positive': count(v, fp, `${k}, 1-based`, 1); break;
+          case 'path': relPath(string(v, fp, 'a workspace path'), fp); break;
+          case 'strings':
+            if (!Array.isArray(v)) fail(fp, `expected an array of tool names, got ${typeName(v)}`);
+            (v as unknown[]).forEach((s, j) => string(s, `${fp}[${j}]`, 'a tool name'));
+            break;
+          case 'track': {
+            const t = string(v, fp, 'a track name');
+            if (!names.includes(t)) fail(fp, `no track named "${t}" (defined: ${names.join(', ')})`);
+            break;
+          }
+        }
+      }
+    });
+  }
+
+  return { ...(root as unknown as Scenario), file };
+}
+
+/** Reads and validates a scenario file; `file` is kept as given for messages. */
+export async function loadScenario(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ScenarioError(file, '$', code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(e)})`);
+  }
+  return parseScenario(text, file);
+}

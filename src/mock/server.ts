@@ -1,0 +1,404 @@
+// The mock Messages API server: a real node:http server on 127.0.0.1 that speaks
+// POST /v1/messages (JSON and SSE) and POST /v1/messages/count_tokens, checks
+// requests like the real API, routes each one to a scenario track, answers with
+// that track's next turn, simulates prompt caching and logs every exchange.
+// It is NOT a model: it never invents an answer; a request the scenario did not
+// foresee is a scenario failure, answered with a 400 that names it.
+
+import { appendFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { PromptCache, breakpointsOf } from './cache.ts';
+import { messageId, requestId, toolUseId } from './ids.ts';
+import { describeRequest, route } from './route.ts';
+import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText } from './tokens.ts';
+import type { ErrorEvent, MockEvent, RequestEvent, ResponseEvent, Scenario, Turn, Usage } from './types.ts';
+import { validateRequest } from './validate.ts';
+
+/** Milliseconds. Tests inject a fake one to move time (TTLs) or freeze it. */
+export interface Clock {
+  now(): number;
+}
+
+export interface MockOptions {
+  scenario: Scenario;
+  clock?: Clock;
+  /** Append every event to this file as one JSON line. */
+  logFile?: string;
+  /** Multiplies each turn's latency_ms (default 1; tests use 0). */
+  latencyScale?: number;
+  /** Port on 127.0.0.1 (default 0: a free port chosen by the system). */
+  port?: number;
+}
+
+export interface MockServer {
+  url: string;
+  events: MockEvent[];
+  /** Scenario problems, one line each (no track, two tracks, out of turns, shared track). */
+  failures: string[];
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+type ContentBlock = ResponseEvent['content'][number];
+
+/** The real error type for each status the scenario may inject. */
+export const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+const DEFAULT_MESSAGES: Record<number, string> = {
+  400: 'Invalid request.',
+  401: 'invalid x-api-key',
+  404: 'Not found.',
+  429: 'Number of requests has exceeded your rate limit. Please try again later.',
+  500: 'Internal server error',
+  529: 'Overloaded',
+};
+
+const realClock: Clock = { now: () => performance.timeOrigin + performance.now() };
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Text split into word-sized chunks (each word keeps its trailing space), at most ~48. */
+export function textChunks(text: string): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  if (words.length <= 48) return words.length > 0 ? words : [''];
+  const per = Math.ceil(words.length / 48);
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += per) out.push(words.slice(i, i + per).join(''));
+  return out;
+}
+
+/** Tool input JSON as streamed: an empty first chunk (as the real API often sends),
+ *  then the JSON cut into a few pieces. */
+export function jsonChunks(json: string): string[] {
+  const pieces = Math.min(8, Math.max(2, Math.ceil(json.length / 16)));
+  const size = Math.ceil(json.length / pieces);
+  const out = [''];
+  for (let i = 0; i < json.length; i += size) out.push(json.slice(i, i + size));
+  return out;
+}
+
+export async function startMock(opts: MockOptions): Promise<MockServer> {
+  const scenario = opts.scenario;
+  const file = scenario.file;
+  const clock = opts.clock ?? realClock;
+  const scale = opts.latencyScale ?? 1;
+  const events: MockEvent[] = [];
+  const failures: string[] = [];
+  const cache = new PromptCache();
+  const state = new Map<string, { next: number; busy: boolean }>();
+  for (const name of Object.keys(scenario.tracks)) state.set(name, { next: 0, busy: false });
+  let seq = 0;
+
+  const log = (ev: MockEvent): void => {
+    events.push(ev);
+    if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify(ev) + '\n');
+  };
+
+  const sendError = (
+    res: ServerResponse, rid: string, status: number, type: string, message: string, headers: Record<string, string> = {},
+  ): void => {
+    if (res.headersSent) return;
+    const body = JSON.stringify({ type: 'error', error: { type, message }, request_id: rid });
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': rid, ...headers });
+    res.end(body);
+  };
+
+  const requestEvent = (
+    s: number, time: number, path: string, body: Json, track: string | null, turn: number | null,
+  ): RequestEvent => {
+    const breakpoints = breakpointsOf(flattenRequest(body));
+    return {
+      type: 'request', seq: s, time, path, track, turn,
+      stream: body.stream === true,
+      model: typeof body.model === 'string' ? body.model : '',
+      body,
+      system_text: systemText(body.system),
+      tool_names: Array.isArray(body.tools) ? body.tools.map((t) => (isObj(t) ? String(t.name) : '')) : [],
+      breakpoints,
+    };
+  };
+
+  const errorEvent = (
+    s: number, track: string | null, turn: number | null, status: number, type: string, message: string,
+    injected: boolean, midStream: boolean,
+  ): ErrorEvent => ({
+    type: 'error', seq: s, time: clock.now(), track, turn, status, error_type: type, message, injected, mid_stream: midStream,
+  });
+
+  /** Rejects a request that broke an API rule or that the scenario cannot answer. */
+  const reject = (
+    res: ServerResponse, s: number, rid: string, track: string | null, turn: number | null, status: number, type: string, message: string,
+  ): void => {
+    log(errorEvent(s, track, turn, status, type, message, false, false));
+    sendError(res, rid, status, type, message);
+  };
+
+  const scenarioFailure = (
+    res: ServerResponse, s: number, rid: string, arrival: number, path: string, body: Json, track: string | null, line: string,
+  ): void => {
+    failures.push(line);
+    log(requestEvent(s, arrival, path, body, track, null));
+    reject(res, s, rid, track, null, 400, 'invalid_request_error', `[mock] ${line}`);
+  };
+
+  /** The assistant content of a turn for this request. */
+  const buildContent = (turn: Turn, body: Json, track: string, turnIdx: number): ContentBlock[] => {
+    const content: ContentBlock[] = [];
+    if (turn.text !== undefined && turn.text !== '') {
+      let text = turn.text;
+      if (text.includes('{{tool_result}}')) {
+        const merged = mergeMessages(Array.isArray(body.messages) ? body.messages : []);
+        const lastUser = [...merged].reverse().find((m) => m.role === 'user');
+        const results = (lastUser?.blocks ?? [])
+          .filter((b) => b.block.type === 'tool_result')
+          .map((b) => toolResultText(b.block));
+        text = text.split('{{tool_result}}').join(results.join('\n'));
+      }
+      content.push({ type: 'text', text });
+    }
+    (turn.tool_calls ?? []).forEach((c, i) => {
+      content.push({ type: 'tool_use', id: toolUseId(file, track, turnIdx, i), name: c.name, input: c.input });
+    });
+    return content;
+  };
+
+  const answer = async (
+    res: ServerResponse, s: number, rid: string, arrival: number, body: Json, track: string, turnIdx: number, turn: Turn,
+  ): Promise<void> => {
+    const wait = (turn.latency_ms ?? 0) * scale;
+    if (wait > 0) await sleep(wait);
+    const start = clock.now();
+    const stream = body.stream === true;
+    const model = String(body.model);
+    const err = turn.error;
+    if (err && !(err.mid_stream && stream)) {
+      // Failed before the response started: nothing is written to the cache.
+      const type = err.type ?? ERROR_TYPES[err.status] ?? 'api_error';
+      const message = err.message ?? DEFAULT_MESSAGES[err.status] ?? 'Error';
+      const headers: Record<string, string> = {};
+      const retryAfter = err.retry_after ?? (err.status === 429 ? 0 : undefined);
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+      log(errorEvent(s, track, turnIdx, err.status, type, message, true, false));
+      sendError(res, rid, err.status, type, message, headers);
+      return;
+    }
+
+    const content = buildContent(turn, body, track, turnIdx);
+    const outcome = cache.apply(model, flattenRequest(body), arrival, start, true);
+    const usage: Usage = { ...outcome.usage, output_tokens: turn.usage?.output_tokens ?? outputTokens(content) };
+    const stopReason = turn.stop_reason ?? (turn.tool_calls && turn.tool_calls.length > 0 ? 'tool_use' : 'end_turn');
+    const id = messageId(file, track, turnIdx);
+
+    if (!stream) {
+      const message = {
+        id, type: 'message', role: 'assistant', model, content,
+        stop_reason: stopReason, stop_sequence: null, stop_details: null, usage,
+      };
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': rid });
+      res.end(JSON.stringify(message));
+      log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas: 0 });
+      return;
+    }
+
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': rid,
+    });
+    const send = (event: string, data: unknown): void => {
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    let deltas = 0;
+    send('message_start', {
+      type: 'message_start',
+      message: {
+        id, type: 'message', role: 'assistant', model, content: [],
+        stop_reason: null, stop_sequence: null, stop_details: null,
+        usage: { ...outcome.usage, output_tokens: 1 },
+      },
+    });
+    send('ping', { type: 'ping' });
+    const midStream = err?.mid_stream === true;
+    for (const [index, block] of content.entries()) {
+      const chunks = block.type === 'text' ? textChunks(block.text) : jsonChunks(JSON.stringify(block.input));
+      send('content_block_start', {
+        type: 'content_block_start', index,
+        content_block: block.type === 'text' ? { type: 'text', text: '' } : { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      // A mid-stream failure cuts the first block after its first delta.
+      const upto = midStream ? Math.min(1, chunks.length) : chunks.length;
+      for (const chunk of chunks.slice(0, upto)) {
+        send('content_block_delta', {
+          type: 'content_block_delta', index,
+          delta: block.type === 'text' ? { type: 'text_delta', text: chunk } : { type: 'input_json_delta', partial_json: chunk },
+        });
+        deltas++;
+      }
+      if (midStream) break;
+      send('content_block_stop', { type: 'content_block_stop', index });
+      if (index < content.length - 1) send('ping', { type: 'ping' });
+    }
+    if (midStream && err) {
+      const type = err.type ?? ERROR_TYPES[err.status] ?? 'api_error';
+      const message = err.message ?? DEFAULT_MESSAGES[err.status] ?? 'Error';
+      send('error', { type: 'error', error: { type, message }, request_id: rid });
+      res.end();
+      log(errorEvent(s, track, turnIdx, err.status, type, message, true, true));
+      return;
+    }
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null, stop_details: null },
+      usage: {
+        input_tokens: usage.input_tokens,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens,
+        cache_read_input_tokens: usage.cache_read_input_tokens,
+        output_tokens: usage.output_tokens,
+      },
+    });
+    send('message_stop', { type: 'message_stop' });
+    res.end();
+    log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const s = ++seq;
+    const arrival = clock.now();
+    const rid = requestId(file, s);
+    const raw = await readBody(req);
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    let body: Json = {};
+    let parsed = false;
+    try {
+      const v: unknown = JSON.parse(raw);
+      if (isObj(v)) {
+        body = v;
+        parsed = true;
+      }
+    } catch {
+      // reported below, after the checks that do not need a body
+    }
+
+    const isMessages = path === '/v1/messages';
+    const isCount = path === '/v1/messages/count_tokens';
+    if (req.method !== 'POST' || (!isMessages && !isCount)) {
+      log(requestEvent(s, arrival, path, body, null, null));
+      reject(res, s, rid, null, null, 404, 'not_found_error', 'Not Found');
+      return;
+    }
+    const key = req.headers['x-api-key'];
+    if (typeof key !== 'string' || key.trim() === '') {
+      log(requestEvent(s, arrival, path, body, null, null));
+      reject(res, s, rid, null, null, 401, 'authentication_error', 'x-api-key header is required');
+      return;
+    }
+    if (!req.headers['anthropic-version']) {
+      log(requestEvent(s, arrival, path, body, null, null));
+      reject(res, s, rid, null, null, 400, 'invalid_request_error', 'anthropic-version: header is required');
+      return;
+    }
+    if (!parsed) {
+      log(requestEvent(s, arrival, path, body, null, null));
+      reject(res, s, rid, null, null, 400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not a JSON object');
+      return;
+    }
+    const problem = validateRequest(body, { countTokens: isCount });
+    if (problem) {
+      log(requestEvent(s, arrival, path, body, null, null));
+      reject(res, s, rid, null, null, problem.status, problem.type, problem.message);
+      return;
+    }
+
+    if (isCount) {
+      // Counted, never routed, never cached: no turn is used.
+      const total = flattenRequest(body).reduce((n, b) => n + b.tokens, 0);
+      log(requestEvent(s, arrival, path, body, null, null));
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': rid });
+      res.end(JSON.stringify({ input_tokens: total }));
+      log({
+        type: 'response', seq: s, time: clock.now(), track: null, turn: null, content: [], stop_reason: 'count_tokens',
+        usage: {
+          input_tokens: total, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0,
+          cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        },
+        deltas: 0,
+      });
+      return;
+    }
+
+    const routed = route(scenario, body);
+    if ('problem' in routed) {
+      scenarioFailure(res, s, rid, arrival, path, body, null, `${file}: ${routed.problem}`);
+      return;
+    }
+    const name = routed.track;
+    const track = scenario.tracks[name]!;
+    const st = state.get(name)!;
+    if (st.next >= track.turns.length) {
+      scenarioFailure(res, s, rid, arrival, path, body, name,
+        `${file}: track "${name}" is out of turns: it has ${track.turns.length} and this is request ${st.next + 1} (${describeRequest(body)})`);
+      return;
+    }
+    if (st.busy) {
+      scenarioFailure(res, s, rid, arrival, path, body, name,
+        `${file}: track "${name}", turn ${st.next}: a request arrived while the track's previous request was still being answered; two conversations share one track (${describeRequest(body)}); give each its own track with a match`);
+      return;
+    }
+    const turnIdx = st.next++;
+    st.busy = true;
+    log(requestEvent(s, arrival, path, body, name, turnIdx));
+    try {
+      await answer(res, s, rid, arrival, body, name, turnIdx, track.turns[turnIdx]!);
+    } finally {
+      st.busy = false;
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      const line = `${file}: mock internal error: ${e instanceof Error ? e.message : String(e)}`;
+      failures.push(line);
+      if (!res.headersSent) sendError(res, 'req_mock_internal', 500, 'api_error', `[mock] ${line}`, { 'x-should-retry': 'false' });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    events,
+    failures,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

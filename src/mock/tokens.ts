@@ -1,0 +1,219 @@
+// The mock's token rule and the flattened view of a request that both token
+// counting and prompt caching work on. Deterministic on purpose: the same bytes
+// always count the same, so tests and transcripts never drift.
+// This is NOT a real tokenizer; src/mock/README.md documents the rule and why it
+// is close enough for teaching (real counts are roughly one token per 4 bytes).
+
+import { Buffer } from 'node:buffer';
+
+/** Tokens of one piece of text: ceil(UTF-8 bytes / 4), at least 1. */
+export function countTokens(text: string): number {
+  return Math.max(1, Math.ceil(Buffer.byteLength(text, 'utf8') / 4));
+}
+
+/** One unit of the prefix: a tool definition, a system block or a message content block. */
+export interface FlatBlock {
+  /** Human-readable location, e.g. "tools[3]", "system[0]", "messages[4].content[1]". */
+  where: string;
+  /** The bytes the cache key is made of: section, message boundary and the block's JSON
+   *  with every cache_control removed (so placing a marker does not change the prefix). */
+  canonical: string;
+  tokens: number;
+  /** Set when the block carries cache_control (directly, or nested in tool_result content). */
+  cache?: { ttl: '5m' | '1h' };
+}
+
+type Json = Record<string, unknown>;
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A deep copy without any `cache_control` key, at any depth. Key order is kept:
+ *  the cache is byte-exact, so reordering keys must change the key like the real thing. */
+export function stripCacheControl(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripCacheControl);
+  if (isObj(v)) {
+    const out: Json = {};
+    for (const [k, val] of Object.entries(v)) {
+      if (k === 'cache_control') continue;
+      out[k] = stripCacheControl(val);
+    }
+    return out;
+  }
+  return v;
+}
+
+/** The text a block counts as, per the documented rule. */
+export function blockText(block: unknown): string {
+  if (!isObj(block)) return JSON.stringify(block) ?? '';
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? block.text : '';
+    case 'tool_use':
+      return String(block.name ?? '') + JSON.stringify(block.input ?? {});
+    case 'tool_result':
+      return toolResultText(block);
+    default:
+      return JSON.stringify(stripCacheControl(block));
+  }
+}
+
+/** The text of a tool_result: its string content, or its text blocks joined with "\n"
+ *  (other nested blocks count as their JSON). */
+export function toolResultText(block: Json): string {
+  const c = block.content;
+  if (c === undefined || c === null) return '';
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) {
+    return c
+      .map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : JSON.stringify(stripCacheControl(b))))
+      .join('\n');
+  }
+  return JSON.stringify(c);
+}
+
+/** Reads a cache_control value; undefined when absent or not ephemeral. */
+export function readCacheControl(v: unknown): { ttl: '5m' | '1h' } | undefined {
+  if (!isObj(v)) return undefined;
+  if (v.type !== 'ephemeral') return undefined;
+  return { ttl: v.ttl === '1h' ? '1h' : '5m' };
+}
+
+/** cache_control on the block itself, or on a block nested in a tool_result's content
+ *  (the mock treats a tool_result as one block, so a nested marker marks it). */
+function blockCache(block: unknown): { ttl: '5m' | '1h' } | undefined {
+  if (!isObj(block)) return undefined;
+  const own = readCacheControl(block.cache_control);
+  if (own) return own;
+  if (block.type === 'tool_result' && Array.isArray(block.content)) {
+    for (const inner of block.content) {
+      if (isObj(inner)) {
+        const c = readCacheControl(inner.cache_control);
+        if (c) return c;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** How many cache_control markers a request carries (the API allows at most 4). */
+export function countCacheControls(body: Json): number {
+  let n = 0;
+  const visit = (b: unknown): void => {
+    if (!isObj(b)) return;
+    if (b.cache_control !== undefined) n++;
+    if (b.type === 'tool_result' && Array.isArray(b.content)) b.content.forEach(visit);
+  };
+  if (Array.isArray(body.tools)) body.tools.forEach(visit);
+  if (Array.isArray(body.system)) body.system.forEach(visit);
+  if (Array.isArray(body.messages)) {
+    for (const m of body.messages) {
+      if (isObj(m) && Array.isArray(m.content)) m.content.forEach(visit);
+    }
+  }
+  if (body.cache_control !== undefined) n++;
+  return n;
+}
+
+/** A message after same-role merging, remembering where each block came from. */
+export interface MergedMessage {
+  role: string;
+  /** Index of the first original message that was merged into this one. */
+  firstIndex: number;
+  blocks: { block: Json; where: string }[];
+}
+
+/** Content as a list of blocks: a string is one text block. */
+export function contentBlocks(content: unknown): Json[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (Array.isArray(content)) return content.filter(isObj);
+  return [];
+}
+
+/** Consecutive messages with the same role become one, like the real API does. */
+export function mergeMessages(messages: unknown[]): MergedMessage[] {
+  const out: MergedMessage[] = [];
+  messages.forEach((m, i) => {
+    if (!isObj(m)) return;
+    const role = String(m.role);
+    const blocks = contentBlocks(m.content).map((block, j) => ({
+      block,
+      where: typeof m.content === 'string' ? `messages[${i}].content` : `messages[${i}].content[${j}]`,
+    }));
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.blocks.push(...blocks);
+    else out.push({ role, firstIndex: i, blocks });
+  });
+  return out;
+}
+
+/** The request as the ordered block list the token rule and the cache model use:
+ *  tools, then system blocks, then every content block of every (merged) message. */
+export function flattenRequest(body: Json): FlatBlock[] {
+  const out: FlatBlock[] = [];
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((t, i) => {
+      const tool = isObj(t) ? t : {};
+      const text = JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
+      out.push({
+        where: `tools[${i}]`,
+        canonical: 'T' + JSON.stringify(stripCacheControl(tool)),
+        tokens: countTokens(text),
+        cache: readCacheControl(tool.cache_control),
+      });
+    });
+  }
+  if (typeof body.system === 'string') {
+    if (body.system.length > 0) {
+      out.push({ where: 'system', canonical: 'S' + JSON.stringify({ type: 'text', text: body.system }), tokens: countTokens(body.system) });
+    }
+  } else if (Array.isArray(body.system)) {
+    body.system.forEach((b, i) => {
+      out.push({
+        where: `system[${i}]`,
+        canonical: 'S' + JSON.stringify(stripCacheControl(b)),
+        tokens: countTokens(blockText(b)),
+        cache: blockCache(b),
+      });
+    });
+  }
+  if (Array.isArray(body.messages)) {
+    mergeMessages(body.messages).forEach((m, mi) => {
+      m.blocks.forEach(({ block, where }, bi) => {
+        // The message index and role are part of the bytes: the same block in another
+        // message, or a message boundary moved, is a different prompt.
+        const head = `M${mi}:${m.role}:${bi}:`;
+        out.push({
+          where,
+          canonical: head + JSON.stringify(stripCacheControl(block)),
+          tokens: countTokens(blockText(block)),
+          cache: blockCache(block),
+        });
+      });
+    });
+  }
+  // Top-level cache_control (automatic caching): a breakpoint on the last block.
+  const auto = readCacheControl(body.cache_control);
+  if (auto && out.length > 0) {
+    const last = out[out.length - 1]!;
+    if (!last.cache) last.cache = auto;
+  }
+  return out;
+}
+
+/** The system prompt as one string (text blocks joined with "\n"). */
+export function systemText(system: unknown): string {
+  if (typeof system === 'string') return system;
+  if (Array.isArray(system)) {
+    return system.map((b) => (isObj(b) && typeof b.text === 'string' ? b.text : '')).join('\n');
+  }
+  return '';
+}
+
+/** Output tokens of a response: the same rule over its content blocks, at least 1. */
+export function outputTokens(content: unknown[]): number {
+  let n = 0;
+  for (const b of content) n += countTokens(blockText(b));
+  return Math.max(1, n);
+}

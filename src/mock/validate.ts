@@ -1,0 +1,177 @@
+// Request validation: the rules the real Messages API enforces that an agent
+// loop most easily breaks (tool_use/tool_result pairing, empty content, the
+// 4-breakpoint limit …), with messages worded close to the real ones.
+// It is NOT a full schema check of every API parameter: fields the mock does not
+// simulate (thinking, metadata, temperature …) pass through unchecked.
+
+import { countCacheControls, mergeMessages } from './tokens.ts';
+
+type Json = Record<string, unknown>;
+
+/** A rejected request: HTTP status, API error type and message. */
+export interface Rejection {
+  status: number;
+  type: string;
+  message: string;
+}
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const bad = (message: string): Rejection => ({ status: 400, type: 'invalid_request_error', message });
+
+/** "messages[3].content[1]" → "messages.3.content.1", the API's path spelling. */
+function apiPath(where: string): string {
+  return where.replace(/\[(\d+)\]/g, '.$1');
+}
+
+/**
+ * Checks a /v1/messages (or count_tokens) body. Returns the first problem found,
+ * or null when the request is acceptable.
+ */
+export function validateRequest(body: unknown, opts: { countTokens: boolean }): Rejection | null {
+  if (!isObj(body)) return bad('Request body must be a JSON object.');
+
+  const model = body.model;
+  if (model === undefined) return bad('model: Field required');
+  if (typeof model !== 'string') return bad('model: Input should be a valid string');
+  if (!model.startsWith('claude-')) return { status: 404, type: 'not_found_error', message: `model: ${model}` };
+
+  if (!opts.countTokens) {
+    const mt = body.max_tokens;
+    if (mt === undefined) return bad('max_tokens: Field required');
+    if (typeof mt !== 'number' || !Number.isInteger(mt)) return bad('max_tokens: Input should be a valid integer');
+    if (mt < 1) return bad('max_tokens: Input should be greater than or equal to 1');
+  }
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') return bad('stream: Input should be a valid boolean');
+
+  // system: a string or a list of text blocks.
+  if (body.system !== undefined && typeof body.system !== 'string') {
+    if (!Array.isArray(body.system)) return bad('system: Input should be a valid string or a list of text blocks');
+    for (const [i, b] of body.system.entries()) {
+      if (!isObj(b) || b.type !== 'text' || typeof b.text !== 'string') {
+        return bad(`system.${i}: Input should be a text block`);
+      }
+      if (b.text === '') return bad(`system.${i}.text: text content blocks must be non-empty`);
+    }
+  }
+
+  // tools: each needs a name; remember the names for the tool_use check below.
+  const toolNames = new Set<string>();
+  if (body.tools !== undefined) {
+    if (!Array.isArray(body.tools)) return bad('tools: Input should be a valid list');
+    for (const [i, t] of body.tools.entries()) {
+      if (!isObj(t) || typeof t.name !== 'string' || t.name === '') return bad(`tools.${i}.name: Field required`);
+      toolNames.add(t.name);
+    }
+  }
+
+  const messages = body.messages;
+  if (messages === undefined) return bad('messages: Field required');
+  if (!Array.isArray(messages)) return bad('messages: Input should be a valid list');
+  if (messages.length === 0) return bad('messages: List should have at least 1 item after validation, not 0');
+
+  for (const [i, m] of messages.entries()) {
+    if (!isObj(m)) return bad(`messages.${i}: Input should be a valid dictionary`);
+    if (m.role !== 'user' && m.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    const c = m.content;
+    if (c === undefined) return bad(`messages.${i}.content: Field required`);
+    if (typeof c !== 'string' && !Array.isArray(c)) return bad(`messages.${i}.content: Input should be a valid string or list of content blocks`);
+    const isFinalAssistant = i === messages.length - 1 && m.role === 'assistant';
+    if ((c === '' || (Array.isArray(c) && c.length === 0)) && !isFinalAssistant) {
+      return bad(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+    }
+    if (Array.isArray(c)) {
+      for (const [j, b] of c.entries()) {
+        if (!isObj(b) || typeof b.type !== 'string') return bad(`messages.${i}.content.${j}: Input should be a content block with a type`);
+        if (b.type === 'text' && (typeof b.text !== 'string' || b.text === '')) {
+          return bad(`messages.${i}.content.${j}.text: text content blocks must be non-empty`);
+        }
+        if (b.type === 'tool_use') {
+          if (m.role !== 'assistant') return bad(`messages.${i}.content.${j}: tool_use blocks can only appear in assistant messages`);
+          if (typeof b.id !== 'string' || typeof b.name !== 'string' || !isObj(b.input)) {
+            return bad(`messages.${i}.content.${j}: a tool_use block needs an id, a name and an input object`);
+          }
+        }
+        if (b.type === 'tool_result') {
+          if (m.role !== 'user') return bad(`messages.${i}.content.${j}: tool_result blocks can only appear in user messages`);
+          if (typeof b.tool_use_id !== 'string') return bad(`messages.${i}.content.${j}.tool_use_id: Field required`);
+        }
+      }
+    }
+  }
+  if ((messages[0] as Json).role !== 'user') return bad('messages: first message must use the "user" role');
+
+  const n = countCacheControls(body);
+  if (n > 4) return bad(`A maximum of 4 blocks with cache_control may be provided. Found ${n}.`);
+
+  // Pairing, after merging consecutive same-role messages like the API does.
+  const merged = mergeMessages(messages);
+  let usesTools = false;
+  for (const msg of merged) {
+    for (const { block } of msg.blocks) if (block.type === 'tool_use' || block.type === 'tool_result') usesTools = true;
+  }
+  if (usesTools && body.tools === undefined) {
+    return bad('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+  }
+
+  for (const [k, msg] of merged.entries()) {
+    if (msg.role === 'assistant') {
+      for (const { block, where } of msg.blocks) {
+        if (block.type === 'tool_use' && !toolNames.has(String(block.name))) {
+          return bad(`${apiPath(where)}: tool_use names a tool that is not in \`tools\`: ${String(block.name)}`);
+        }
+      }
+      const ids = msg.blocks.filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id));
+      if (ids.length === 0) continue;
+      const next = merged[k + 1];
+      const answered = new Set<string>();
+      if (next) {
+        for (const { block } of next.blocks) {
+          if (block.type !== 'tool_result') break;
+          answered.add(String(block.tool_use_id));
+        }
+      }
+      const missing = ids.filter((id) => !answered.has(id));
+      if (missing.length > 0) {
+        if (next && next.blocks.some((b) => b.block.type === 'tool_result' && missing.includes(String(b.block.tool_use_id)))) {
+          // The results are there but not at the start of the message.
+          return bad(
+            `messages.${next.firstIndex}: Did not find ${ids.length} tool_result block(s) at the beginning of this message. ` +
+              'Messages following tool_use blocks must begin with a matching number of tool_result blocks.',
+          );
+        }
+        return bad(
+          `messages.${msg.firstIndex}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+            'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+        );
+      }
+    } else {
+      // Every tool_result must answer a tool_use of the message right before it.
+      const prev = merged[k - 1];
+      const prevIds = new Set(
+        prev && prev.role === 'assistant'
+          ? prev.blocks.filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id))
+          : [],
+      );
+      for (const { block, where } of msg.blocks) {
+        if (block.type === 'tool_result' && !prevIds.has(String(block.tool_use_id))) {
+          return bad(
+            `${apiPath(where)}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. ` +
+              'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+          );
+        }
+      }
+      // tool_result blocks first: text may follow them, never precede them.
+      let seenOther = false;
+      for (const { block, where } of msg.blocks) {
+        if (block.type === 'tool_result' && seenOther) {
+          return bad(`${apiPath(where)}: tool_result blocks must come first in a user message, before any other content.`);
+        }
+        if (block.type !== 'tool_result') seenOther = true;
+      }
+    }
+  }
+  return null;
+}
