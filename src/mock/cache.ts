@@ -12,8 +12,9 @@ import type { FlatBlock } from './tokens.ts';
 /**
  * Minimum cacheable prefix, in tokens, by model id prefix (first match wins).
  * From the prompt-caching docs: Opus 4.5/4.6 and Haiku 4.5 need 4096, the Haiku 3
- * family 2048, Sonnet and the other Opus models 1024. An unknown claude- model gets
- * 1024. Keep every model-specific number in this one table.
+ * family 2048, Sonnet 4.x and Opus 4/4.1 1024; the Opus 5 generation (Opus, Fable,
+ * Mythos 5) 512. Reports on Opus 4.7 disagree, so it falls to the default. An unknown
+ * claude- model gets 1024. Keep every model-specific number in this one table.
  */
 export const MIN_CACHEABLE_TOKENS: readonly (readonly [string, number])[] = [
   ['claude-opus-4-5', 4096],
@@ -22,6 +23,9 @@ export const MIN_CACHEABLE_TOKENS: readonly (readonly [string, number])[] = [
   ['claude-3-5-haiku', 2048],
   ['claude-3-haiku', 2048],
   ['claude-haiku-3', 2048],
+  ['claude-opus-5', 512],
+  ['claude-fable-5', 512],
+  ['claude-mythos-5', 512],
 ];
 export const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
 

@@ -25,7 +25,7 @@ const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 
 /** Expectation kinds and the fields each accepts (true = required). */
-const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'path'>> = {
+const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'tracks' | 'path'>> = {
   tool_result: {
     track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
@@ -41,6 +41,10 @@ const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'c
     cache_write_min: 'count', cache_write_max: 'count',
   },
   terminal: { includes: 'string', excludes: 'string' },
+  model: { track: 'track', equals: 'string' },
+  fresh_context: { track: 'track', messages: 'positive' },
+  isolated: { track: 'track', from: 'track' },
+  ledger: { tracks: 'tracks' },
 };
 const REQUIRED_IN_KIND: Record<string, string[]> = {
   tool_result: ['track', 'tool'],
@@ -52,6 +56,10 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   streamed: ['track'],
   usage: ['track', 'request'],
   terminal: [],
+  model: ['track', 'equals'],
+  fresh_context: ['track'],
+  isolated: ['track', 'from'],
+  ledger: [],
 };
 
 function isObj(v: unknown): v is Json {
@@ -201,7 +209,8 @@ export function parseScenario(text: string, file: string): Scenario {
 
   function checkTurn(v: unknown, p: string): void {
     const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, error?}');
-    fields(t, p, ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'error']);
+    fields(t, p, ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'error', 'allow_unoffered']);
+    if ('allow_unoffered' in t) boolean(t.allow_unoffered, `${p}.allow_unoffered`, 'allow calling a tool the request does not offer');
     if (!('text' in t) && !('tool_calls' in t) && !('error' in t)) {
       fail(p, 'a turn needs "text", "tool_calls" or "error" (what the model answers)');
     }
@@ -269,7 +278,7 @@ export function parseScenario(text: string, file: string): Scenario {
       const spec = EXPECTATION_KINDS[kind]!;
       fields(body, kp, Object.keys(spec));
       for (const r of REQUIRED_IN_KIND[kind]!) required(body, r, kp, `a ${kind} check needs "${r}"`);
-      if (Object.keys(body).length === 0) fail(kp, `needs at least one of: ${Object.keys(spec).join(', ')}`);
+      if (Object.keys(body).length === 0 && kind !== 'ledger') fail(kp, `needs at least one of: ${Object.keys(spec).join(', ')}`);
       for (const [k, v] of Object.entries(body)) {
         const fp = child(kp, k);
         switch (spec[k]) {
@@ -281,6 +290,13 @@ export function parseScenario(text: string, file: string): Scenario {
           case 'strings':
             if (!Array.isArray(v)) fail(fp, `expected an array of tool names, got ${typeName(v)}`);
             (v as unknown[]).forEach((s, j) => string(s, `${fp}[${j}]`, 'a tool name'));
+            break;
+          case 'tracks':
+            if (!Array.isArray(v)) fail(fp, `expected an array of track names, got ${typeName(v)}`);
+            (v as unknown[]).forEach((t, j) => {
+              const name = string(t, `${fp}[${j}]`, 'a track name');
+              if (!names.includes(name)) fail(`${fp}[${j}]`, `no track named "${name}" (defined: ${names.join(', ')})`);
+            });
             break;
           case 'track': {
             const t = string(v, fp, 'a track name');

@@ -309,8 +309,11 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       reject(res, s, rid, null, null, 404, 'not_found_error', 'Not Found');
       return;
     }
+    // Credentials: `x-api-key`, or `Authorization: Bearer <key>` (how SDK 1.x sends an
+    // apiKey). Any non-empty key is accepted; only a missing one is refused.
     const key = req.headers['x-api-key'];
-    if (typeof key !== 'string' || key.trim() === '') {
+    const bearer = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+    if ((typeof key !== 'string' || key.trim() === '') && !bearer) {
       log(requestEvent(s, arrival, path, body, null, null));
       reject(res, s, rid, null, null, 401, 'authentication_error', 'x-api-key header is required');
       return;
@@ -368,10 +371,21 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       return;
     }
     const turnIdx = st.next++;
+    const turn = track.turns[turnIdx]!;
+    // A real model only calls tools it was offered; a script that does otherwise is
+    // wrong unless the turn says so on purpose.
+    const offered = Array.isArray(body.tools) ? body.tools.map((t) => (isObj(t) ? String(t.name) : '')) : [];
+    const unoffered = (turn.tool_calls ?? []).map((c) => c.name).filter((n) => !offered.includes(n));
+    if (unoffered.length > 0 && !turn.allow_unoffered && !(turn.error && !turn.error.mid_stream)) {
+      failures.push(`${file}: track "${name}", turn ${turnIdx}: calls ${unoffered.map((n) => `"${n}"`).join(', ')} but the request offers only [${offered.join(', ')}] (set "allow_unoffered": true if that is the point)`);
+      log(requestEvent(s, arrival, path, body, name, turnIdx));
+      reject(res, s, rid, name, turnIdx, 400, 'invalid_request_error', `[mock] ${failures[failures.length - 1]}`);
+      return;
+    }
     st.busy = true;
     log(requestEvent(s, arrival, path, body, name, turnIdx));
     try {
-      await answer(res, s, rid, arrival, body, name, turnIdx, track.turns[turnIdx]!);
+      await answer(res, s, rid, arrival, body, name, turnIdx, turn);
     } finally {
       st.busy = false;
     }

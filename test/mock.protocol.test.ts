@@ -1,0 +1,234 @@
+// The wire protocol, checked with the real SDK against the mock: JSON and SSE
+// answers, count_tokens, headers, injected errors and the SDK's own retries.
+
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MockServer } from '../src/mock/index.ts';
+import { countTokens } from '../src/mock/index.ts';
+import { client, mockFor } from '../src/mock/testkit.ts';
+
+const MODEL = 'claude-sonnet-4-6';
+const open: MockServer[] = [];
+async function mock(...args: Parameters<typeof mockFor>): Promise<MockServer> {
+  const m = await mockFor(...args);
+  open.push(m);
+  return m;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((m) => m.close()));
+});
+
+const ask = (text = 'hello there') => ({
+  model: MODEL,
+  max_tokens: 100,
+  messages: [{ role: 'user' as const, content: text }],
+});
+const readTool = { name: 'read_file', description: 'Read a file', input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } } };
+
+describe('POST /v1/messages', () => {
+  it('answers a JSON message shaped like the real one', async () => {
+    const m = await mock({ main: { turns: [{ text: 'Hello from the mock.' }] } });
+    const { data: msg, response } = await client(m).messages.create(ask()).withResponse();
+    expect(msg.id).toMatch(/^msg_01[0-9A-Za-z]{22}$/);
+    expect(msg.type).toBe('message');
+    expect(msg.role).toBe('assistant');
+    expect(msg.model).toBe(MODEL);
+    expect(msg.content).toEqual([{ type: 'text', text: 'Hello from the mock.' }]);
+    expect(msg.stop_reason).toBe('end_turn');
+    expect(msg.stop_sequence).toBeNull();
+    expect(msg.usage.input_tokens).toBe(countTokens('hello there'));
+    expect(msg.usage.output_tokens).toBe(countTokens('Hello from the mock.'));
+    expect(response.headers.get('request-id')).toMatch(/^req_/);
+    const kinds = m.events.map((e) => e.type);
+    expect(kinds).toEqual(['request', 'response']);
+  });
+
+  it('gives tool calls deterministic, real-looking ids and a tool_use stop reason', async () => {
+    const tracks = { main: { turns: [{ text: 'Reading.', tool_calls: [{ name: 'read_file', input: { path: 'a.txt' } }] }] } };
+    const a = await mock(tracks);
+    const b = await mock(tracks);
+    const req = { ...ask(), tools: [readTool] };
+    const ma = await client(a).messages.create(req);
+    const mb = await client(b).messages.create(req);
+    expect(ma.stop_reason).toBe('tool_use');
+    const use = ma.content[1];
+    expect(use?.type).toBe('tool_use');
+    if (use?.type !== 'tool_use') return;
+    expect(use.id).toMatch(/^toolu_01[0-9A-Za-z]{22}$/);
+    expect(use.input).toEqual({ path: 'a.txt' });
+    expect(mb).toEqual(ma);
+  });
+
+  it('replaces {{tool_result}} with the tool results of the last user message', async () => {
+    const m = await mock({
+      main: { turns: [{ tool_calls: [{ name: 'read_file', input: { path: 'a' } }] }, { text: 'The file says: {{tool_result}}' }] },
+    });
+    const c = client(m);
+    const first = await c.messages.create({ ...ask(), tools: [readTool] });
+    const use = first.content[0]!;
+    if (use.type !== 'tool_use') throw new Error('expected tool_use');
+    const second = await c.messages.create({
+      ...ask(),
+      tools: [readTool],
+      messages: [
+        { role: 'user', content: 'hello there' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'line one' }] },
+      ],
+    });
+    expect(second.content).toEqual([{ type: 'text', text: 'The file says: line one' }]);
+  });
+
+  it('streams text in several deltas, and finalMessage() equals the JSON answer', async () => {
+    const tracks = { main: { turns: [{ text: 'The quick brown fox jumps over the lazy dog.' }] } };
+    const a = await mock(tracks);
+    const b = await mock(tracks);
+    const stream = client(a).messages.stream(ask());
+    const types: string[] = [];
+    let textDeltas = 0;
+    for await (const ev of stream) {
+      types.push(ev.type);
+      if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') textDeltas++;
+    }
+    // The SDK's stream helper adds its own parsed_output field; the wire content is what matters.
+    const { parsed_output: _p, ...final } = await stream.finalMessage();
+    const plain = await client(b).messages.create(ask());
+    expect(textDeltas).toBeGreaterThanOrEqual(2);
+    expect(types[0]).toBe('message_start');
+    expect(types.slice(-2)).toEqual(['message_delta', 'message_stop']);
+    expect(final).toEqual(plain);
+    const resp = a.events.find((e) => e.type === 'response');
+    expect(resp?.type === 'response' && resp.deltas).toBe(textDeltas);
+  });
+
+  it('sends a ping after message_start', async () => {
+    const m = await mock({ main: { turns: [{ text: 'a b' }] } });
+    const res = await fetch(`${m.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ask(), stream: true }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const names = [...(await res.text()).matchAll(/^event: (\w+)$/gm)].map((x) => x[1]);
+    expect(names.slice(0, 2)).toEqual(['message_start', 'ping']);
+    expect(names).toContain('content_block_stop');
+  });
+
+  it('streams tool input as several input_json_delta chunks', async () => {
+    const input = { path: 'src/some/deeply/nested/file.ts', limit: 200 };
+    const tracks = { main: { turns: [{ tool_calls: [{ name: 'read_file', input }] }] } };
+    const a = await mock(tracks);
+    const b = await mock(tracks);
+    const req = { ...ask(), tools: [readTool] };
+    const stream = client(a).messages.stream(req);
+    const parts: string[] = [];
+    stream.on('streamEvent', (ev) => {
+      if (ev.type === 'content_block_delta' && ev.delta.type === 'input_json_delta') parts.push(ev.delta.partial_json);
+    });
+    const { parsed_output: _p, ...final } = await stream.finalMessage();
+    expect(parts.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(parts.join(''))).toEqual(input);
+    expect(final).toEqual(await client(b).messages.create(req));
+  });
+});
+
+describe('POST /v1/messages/count_tokens', () => {
+  it('counts by the documented rule without using a turn', async () => {
+    const m = await mock({ main: { turns: [{ text: 'only turn' }] } });
+    const c = client(m);
+    const counted = await c.messages.countTokens({
+      model: MODEL,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+    // 'Be brief.' is 9 bytes → 3 tokens; 'hello there' is 11 bytes → 3 tokens.
+    expect(counted.input_tokens).toBe(6);
+    const msg = await c.messages.create(ask());
+    expect(msg.content).toEqual([{ type: 'text', text: 'only turn' }]);
+    expect(m.failures).toEqual([]);
+  });
+
+  it('validates like /v1/messages', async () => {
+    const m = await mock({ main: { turns: [{ text: 'x' }] } });
+    await expect(client(m).messages.countTokens({ model: MODEL, messages: [] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});
+
+describe('headers, paths and models', () => {
+  const post = (m: MockServer, headers: Record<string, string>, path = '/v1/messages') =>
+    fetch(`${m.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(ask()) });
+
+  it('401 without an API key, 400 without anthropic-version, 404 elsewhere', async () => {
+    const m = await mock({ main: { turns: [{ text: 'x' }] } });
+    const noKey = await post(m, { 'anthropic-version': '2023-06-01' });
+    expect(noKey.status).toBe(401);
+    const body = (await noKey.json()) as { type: string; error: { type: string }; request_id: string };
+    expect(body.type).toBe('error');
+    expect(body.error.type).toBe('authentication_error');
+    expect(body.request_id).toBe(noKey.headers.get('request-id'));
+    const noVersion = await post(m, { 'x-api-key': 'k' });
+    expect(noVersion.status).toBe(400);
+    const elsewhere = await post(m, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, '/v1/complete');
+    expect(elsewhere.status).toBe(404);
+    expect(((await elsewhere.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
+  });
+
+  it('404 not_found_error for a model that is not claude-*', async () => {
+    const m = await mock({ main: { turns: [{ text: 'x' }] } });
+    const err = await client(m).messages.create({ ...ask(), model: 'gpt-4o' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((err as Anthropic.APIError).message).toContain('model: gpt-4o');
+  });
+});
+
+describe('injected errors', () => {
+  const cases: [number, new (...a: never[]) => Error, string][] = [
+    [400, Anthropic.BadRequestError, 'invalid_request_error'],
+    [401, Anthropic.AuthenticationError, 'authentication_error'],
+    [404, Anthropic.NotFoundError, 'not_found_error'],
+    [429, Anthropic.RateLimitError, 'rate_limit_error'],
+    [500, Anthropic.InternalServerError, 'api_error'],
+    [529, Anthropic.OverloadedError, 'overloaded_error'],
+  ];
+  for (const [status, cls, type] of cases) {
+    it(`${status} surfaces as ${cls.name} with type ${type}`, async () => {
+      const m = await mock({ main: { turns: [{ error: { status: status as 400 } }] } });
+      const err = await client(m, 0).messages.create(ask()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(cls);
+      expect((err as Anthropic.APIError).status).toBe(status);
+      expect((err as Anthropic.APIError).type).toBe(type);
+      expect((err as Anthropic.APIError).requestID).toMatch(/^req_/);
+      const ev = m.events.find((e) => e.type === 'error');
+      expect(ev).toMatchObject({ status, error_type: type, injected: true, mid_stream: false, track: 'main', turn: 0 });
+    });
+  }
+
+  it('sends retry-after with a 429', async () => {
+    const m = await mock({ main: { turns: [{ error: { status: 429, retry_after: 7 } }] } });
+    const err = (await client(m, 0).messages.create(ask()).catch((e: unknown) => e)) as Anthropic.APIError;
+    expect(err.headers?.get('retry-after')).toBe('7');
+  });
+
+  for (const status of [429, 529] as const) {
+    it(`the SDK retries a ${status} and the track's next turn answers`, async () => {
+      const m = await mock({ main: { turns: [{ error: { status, retry_after: 0 } }, { text: 'second turn' }] } });
+      const msg = await client(m, 2).messages.create(ask());
+      expect(msg.content).toEqual([{ type: 'text', text: 'second turn' }]);
+      expect(m.events.map((e) => `${e.type}:${e.turn}`)).toEqual(['request:0', 'error:0', 'request:1', 'response:1']);
+    });
+  }
+
+  it('a mid-stream error arrives after some content, as an SDK APIError', async () => {
+    const m = await mock({
+      main: { turns: [{ text: 'one two three four five', error: { status: 529, mid_stream: true } }] },
+    });
+    const stream = client(m).messages.stream(ask());
+    let text = '';
+    stream.on('text', (t) => (text += t));
+    const err = await stream.finalMessage().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.APIError);
+    expect((err as Anthropic.APIError).type).toBe('overloaded_error');
+    expect(text).toBe('one ');
+    expect(m.events.at(-1)).toMatchObject({ type: 'error', mid_stream: true, injected: true, status: 529 });
+  });
+});
