@@ -7,7 +7,7 @@
 import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { CHAPTERS, chapterDir, findChapter } from '../chapters.ts';
+import { WRITTEN_CHAPTERS, chapterDir, findChapter, previousWritten } from '../chapters.ts';
 import type { Chapter } from '../chapters.ts';
 import { unifiedDiff } from './diff.ts';
 import { parseMarked, renderChapter } from './markers.ts';
@@ -117,7 +117,8 @@ export function renderChapterFiles(sources: readonly AgentSource[], n: number): 
 
 export function snapshotsFrom(sources: readonly AgentSource[]): GeneratedFile[] {
   const out: GeneratedFile[] = [];
-  for (const ch of CHAPTERS) {
+  // Only written chapters get a snapshot; a planned one would be a copy of its predecessor.
+  for (const ch of WRITTEN_CHAPTERS) {
     for (const [name, body] of renderChapterFiles(sources, ch.n)) {
       out.push({ path: snapshotPath(ch, name), content: `${snapshotHeader(ch, name)}\n${body}` });
     }
@@ -196,7 +197,8 @@ export async function checkSnapshots(root: string): Promise<SnapshotProblem[]> {
 export function diffChapter(sources: readonly AgentSource[], n: number, file?: string): string {
   const ch = findChapter(n);
   if (!ch) throw new Error(`chapter ${n} is not in the chapter table`);
-  const prev = findChapter(n - 1);
+  // Compared with the written chapter before it (chapters still being written are skipped).
+  const prev = previousWritten(n);
   const before = prev ? renderChapterFiles(sources, prev.n) : new Map<string, string>();
   const after = renderChapterFiles(sources, n);
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();

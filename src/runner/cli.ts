@@ -1,0 +1,237 @@
+// The command line behind `node steps/run.mjs`: parse flags, pick a chapter and a
+// scenario, run it, print the transcript and the verdict. Exit codes: 0 all good,
+// 1 an expectation or check failed, 2 bad input (unknown chapter, bad flag, bad file).
+
+import minimist from 'minimist';
+import { Chalk, type ChalkInstance } from 'chalk';
+import path from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
+import { loadScenario, ScenarioError, type Scenario } from '../mock/index.ts';
+import { ROOT, casesOf, scenarioFile, snapshotDir, isReady } from './scenarios.ts';
+import { runChapter, writeTree, loadChapterModule, oneLine, type RunResult } from './run-chapter.ts';
+import { renderTranscript, usageTable } from './transcript.ts';
+import { defaultExerciseDir, makeExercise, checkExercise, showSolution, exerciseProgress } from './exercise-cli.ts';
+
+const HELP = `Usage: node steps/run.mjs <chapter> [options]
+       node steps/run.mjs --list
+
+Run a chapter's demo against the local mock model (no API key needed), show what
+happened, and check the scenario's expectations.
+
+  <chapter>            chapter number, e.g. 11
+  --list               every chapter and what the agent can do after it
+  --case NAME          run another scenario of the chapter (see --list-cases)
+  --list-cases         the chapter's scenarios
+  --all                run every scenario of the chapter
+  --scenario FILE      run any scenario file (yours) against the chapter
+  --diff               what this chapter added to the previous one
+  --trace              show each request's shape and each response's usage
+  --json               print a machine-readable report instead of the transcript
+  --keep               keep the temporary workspace and print its path
+  --live               run against the real API (needs ANTHROPIC_API_KEY;
+                       ANTHROPIC_BASE_URL optional); prints the agent's own output
+  --model ID           model id (default: the chapter's DEFAULT_MODEL)
+
+Classroom:
+  --exercise [DIR]     write the chapter with its new code as TODO stubs
+                       (default DIR: exercises/NN-slug)
+  --check [DIR]        run the chapter's scenarios against DIR; names the first
+                       missing behaviour with a hint; exit 0 when all pass
+  --solution [DIR]     diff between DIR and the reference snapshot
+                       (--list marks the chapters whose exercise passes)
+
+Maintenance:
+  --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
+  -h, --help           this help
+
+Environment: NO_COLOR turns colours off; so does output that is not a terminal.`;
+
+const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'help'];
+const STRING_FLAGS = ['case', 'scenario', 'model'];
+const OPTIONAL_DIR_FLAGS = ['exercise', 'check', 'solution'];   // --flag [DIR]
+
+class UsageError extends Error {}
+
+function colorFor(stream: NodeJS.WriteStream): ChalkInstance {
+  const off = 'NO_COLOR' in process.env || !stream.isTTY;
+  return new Chalk({ level: off ? 0 : 1 });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const c = colorFor(process.stdout);
+  try {
+    return await dispatch(argv, c);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ScenarioError) {
+      console.error(`${err.message}`);
+      return 2;
+    }
+    console.error(`error: ${oneLine(err)}`);
+    return 2;
+  }
+}
+
+async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
+  let unknown: string | undefined;
+  const args = minimist(argv, {
+    boolean: BOOLEAN_FLAGS,
+    string: [...STRING_FLAGS, ...OPTIONAL_DIR_FLAGS],
+    alias: { h: 'help' },
+    unknown: (arg) => {
+      if (arg.startsWith('-') && unknown === undefined) unknown = arg;
+      return !arg.startsWith('-');
+    },
+  });
+  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown} (see --help)`);
+  if (args.help) { console.log(HELP); return 0; }
+  for (const flag of STRING_FLAGS) {
+    if (flag in args && (typeof args[flag] !== 'string' || args[flag] === '')) throw new UsageError(`--${flag} needs a value`);
+  }
+  if (args.gen) {
+    const { runGen } = await import('../tooling/gen-cli.ts');
+    return runGen(args.check !== undefined ? ['--check'] : []);
+  }
+  if (args.list) return list(c);
+  const classroom = OPTIONAL_DIR_FLAGS.filter((f) => args[f] !== undefined);
+  if (classroom.length > 1) throw new UsageError(`give one of --${classroom.join(', --')}`);
+
+  const positional = args._.map(String);
+  if (positional.length === 0) throw new UsageError('which chapter? e.g. node steps/run.mjs 11 (or --list, --help)');
+  if (positional.length > 1) throw new UsageError(`one chapter at a time (got ${positional.join(' ')})`);
+  const chapter = parseChapter(positional[0]);
+
+  if (args.diff) return diff(chapter);
+  if (classroom.length === 1) {
+    const flag = classroom[0];
+    const dir = args[flag] === '' ? defaultExerciseDir(chapter) : path.resolve(String(args[flag]));
+    const print = (s: string) => console.log(s);
+    if (flag === 'exercise') return makeExercise(chapter, dir, print);
+    if (flag === 'check') return checkExercise(chapter, dir, print, c);
+    return showSolution(chapter, dir, print);
+  }
+  if (args['list-cases']) { for (const name of casesOf(chapter)) console.log(name); return 0; }
+  if (args.case && args.scenario) throw new UsageError('give --case or --scenario, not both');
+
+  const files = args.scenario
+    ? [path.resolve(args.scenario)]
+    : args.all ? casesOf(chapter).map((n) => scenarioFile(chapter, n)) : [scenarioFile(chapter, args.case ?? 'demo')];
+  if (args.case && !casesOf(chapter).includes(args.case)) {
+    throw new UsageError(`chapter ${chapter.n} has no case "${args.case}"; its cases: ${casesOf(chapter).join(', ')}`);
+  }
+  const scenarios: Scenario[] = [];
+  for (const f of files) scenarios.push(await loadScenario(f));
+
+  if (args.live) return live(chapter, scenarios[0], args.model);
+
+  let failed = 0;
+  const reports: unknown[] = [];
+  for (const scenario of scenarios) {
+    const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, model: args.model, keep: args.keep });
+    if (!result.ok) failed++;
+    if (args.json) reports.push(jsonReport(chapter, scenario, result));
+    else printRun(chapter, scenario, result, c, { trace: args.trace, keep: args.keep });
+  }
+  if (args.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
+  return failed === 0 ? 0 : 1;
+}
+
+function parseChapter(text: string): Chapter {
+  const n = Number(text);
+  const chapter = Number.isInteger(n) ? findChapter(n) : undefined;
+  if (!chapter) throw new UsageError(`unknown chapter "${text}": chapters are ${CHAPTERS[0].n}-${CHAPTERS.at(-1)!.n} (see --list)`);
+  if (!isReady(chapter)) throw new UsageError(`chapter ${chapter.n} (${chapter.title}) is not written yet; see --list for the chapters you can run`);
+  return chapter;
+}
+
+async function list(c: ChalkInstance): Promise<number> {
+  const progress = await exerciseProgress();
+  for (const ch of CHAPTERS) {
+    const ready = isReady(ch);
+    const num = String(ch.n).padStart(2);
+    const mark = progress.get(ch.n) === 'done' ? c.green('✔ ') : progress.has(ch.n) ? c.yellow('✎ ') : '  ';
+    const line = `${mark}${num}  ${ch.title.padEnd(34)} ${ch.canNow}`;
+    console.log(ready ? line : c.dim(`${line}  (not written yet)`));
+  }
+  if (progress.size > 0) console.log(c.dim('\n✔ exercise passes its check   ✎ exercise started (exercises/NN-slug)'));
+  return 0;
+}
+
+async function diff(chapter: Chapter): Promise<number> {
+  const { chapterDiff } = await import('../tooling/generate.ts');
+  process.stdout.write(await chapterDiff(ROOT, chapter.n));
+  return 0;
+}
+
+async function live(chapter: Chapter, scenario: Scenario, model?: string): Promise<number> {
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (!apiKey) {
+    console.error('--live talks to the real API: set ANTHROPIC_API_KEY first (and ANTHROPIC_BASE_URL for a gateway).');
+    return 2;
+  }
+  const temp = await mkdtemp(path.join(tmpdir(), 'subagents-live-'));
+  try {
+    const work = path.join(temp, 'work');
+    const home = path.join(temp, 'home');
+    await writeTree(work, { ...scenario.files, '.keep': '' });
+    await writeTree(home, { ...scenario.home_files, '.keep': '' });
+    const mod = await loadChapterModule(snapshotDir(chapter));
+    await mod.runSession(scenario.prompts, {
+      cwd: work, home, apiKey, baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
+      model: model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL,
+      env: { ...process.env, ...scenario.env }, argv: scenario.argv ?? [],
+      terminal: { write: (t) => { process.stdout.write(t); } },
+    });
+    return 0;
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkInstance, o: { trace?: boolean; keep?: boolean }): void {
+  const rel = path.relative(ROOT, scenario.file) || scenario.file;
+  console.log(c.bold(`Chapter ${chapter.n} · ${chapter.title}`) + c.dim(`  —  ${scenario.title} (${rel})`));
+  console.log('');
+  for (const line of renderTranscript(r.events, { color: c, trace: o.trace, width: process.stdout.columns || 100 })) console.log(line);
+  const table = usageTable(r.events, c);
+  if (table.length > 0) {
+    console.log('');
+    for (const line of table) console.log(line);
+  }
+  console.log('');
+  for (const f of r.failures) console.log(c.red(`✖ scenario problem: ${f}`));
+  if (r.crash) console.log(c.red(`✖ the agent crashed: ${r.crash}`));
+  for (const e of r.expectations) {
+    console.log(e.ok ? `${c.green('✔')} ${e.name}` : `${c.red('✖')} ${e.name}\n    ${c.red(e.detail)}${e.hint ? `\n    ${c.yellow(`hint: ${e.hint}`)}` : ''}`);
+  }
+  const passed = r.expectations.filter((e) => e.ok).length;
+  const verdict = r.ok ? c.green.bold('PASS') : c.red.bold('FAIL');
+  console.log(`\n${verdict} ${passed}/${r.expectations.length} expectations · ${r.events.filter((e) => e.type === 'request').length} requests · ${Math.round(r.ms)} ms`);
+  if (o.keep) console.log(c.dim(`workspace kept at ${r.tempDir}`));
+}
+
+function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown {
+  const usage: Record<string, Record<string, number>> = {};
+  const toolCalls: { track: string | null; name: string; input: unknown }[] = [];
+  for (const e of r.events) {
+    if (e.type !== 'response' || e.track === null) continue;
+    const u = (usage[e.track] ??= { calls: 0, input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
+    u.calls += 1;
+    u.input_tokens += e.usage.input_tokens;
+    u.cache_creation_input_tokens += e.usage.cache_creation_input_tokens;
+    u.cache_read_input_tokens += e.usage.cache_read_input_tokens;
+    u.output_tokens += e.usage.output_tokens;
+    for (const b of e.content) if (b.type === 'tool_use') toolCalls.push({ track: e.track, name: b.name, input: b.input });
+  }
+  return {
+    chapter: chapter.n, slug: chapterDir(chapter), scenario: path.relative(ROOT, scenario.file), ok: r.ok,
+    failures: r.failures, crash: r.crash ?? null,
+    expectations: r.expectations,
+    requests: r.events.filter((e) => e.type === 'request').map((e) => e.type === 'request' && {
+      seq: e.seq, track: e.track, turn: e.turn, model: e.model, stream: e.stream, tools: e.tool_names,
+      messages: (e.body.messages as unknown[] | undefined)?.length ?? 0, breakpoints: e.breakpoints,
+    }),
+    tool_calls: toolCalls, usage_by_track: usage, ms: Math.round(r.ms),
+  };
+}

@@ -1,0 +1,233 @@
+// Checks a scenario's `expect` list against what really happened: the requests the
+// agent sent (from the mock's event log), what it printed, and the files on disk.
+// Nothing here reads the scenario's scripted turns: an expectation that could be
+// satisfied by the script alone would test nothing.
+
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
+
+export interface ExpectationResult {
+  name: string;
+  ok: boolean;
+  /** Why it failed (or what was seen), one line. */
+  detail: string;
+  hint?: string;
+}
+
+export interface Observed {
+  events: MockEvent[];
+  terminal: string;
+  workspace: string;
+}
+
+// ---------------------------------------------------------------------------
+// Reading the event log
+
+export function requestsOf(events: MockEvent[], track: string): RequestEvent[] {
+  return events.filter((e): e is RequestEvent => e.type === 'request' && e.track === track && e.path === '/v1/messages');
+}
+
+export function responsesOf(events: MockEvent[], track: string): ResponseEvent[] {
+  return events.filter((e): e is ResponseEvent => e.type === 'response' && e.track === track);
+}
+
+type Block = Record<string, unknown>;
+
+function blocksOf(message: unknown): Block[] {
+  const content = (message as { content?: unknown }).content;
+  return Array.isArray(content) ? (content as Block[]) : [{ type: 'text', text: String(content ?? '') }];
+}
+
+/** The text of a tool_result block's content (a string, or text blocks). */
+export function resultText(block: Block): string {
+  const c = block.content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((b) => (b as Block).text ?? '').join('\n');
+  return '';
+}
+
+export interface SentResult { id: string; text: string; isError: boolean }
+
+/**
+ * The tool_results a track sent back for its calls of `tool`, in call order: found in the
+ * track's own later requests, so this is what the agent really returned to its model.
+ */
+export function toolResultsSent(events: MockEvent[], track: string, tool: string): SentResult[] {
+  const ids = responsesOf(events, track).flatMap((r) => r.content.filter((b) => b.type === 'tool_use' && b.name === tool).map((b) => (b as { id: string }).id));
+  const sent = new Map<string, SentResult>();
+  for (const req of requestsOf(events, track)) {
+    const messages = (req.body.messages as unknown[]) ?? [];
+    for (const m of messages) {
+      if ((m as { role?: string }).role !== 'user') continue;
+      for (const b of blocksOf(m)) {
+        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string' && ids.includes(b.tool_use_id)) {
+          sent.set(b.tool_use_id, { id: b.tool_use_id, text: resultText(b), isError: b.is_error === true });
+        }
+      }
+    }
+  }
+  return ids.flatMap((id) => (sent.has(id) ? [sent.get(id)!] : []));
+}
+
+/** The text of the last response a track received. */
+export function finalTextOf(events: MockEvent[], track: string): string | undefined {
+  const last = responsesOf(events, track).at(-1);
+  return last?.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+}
+
+function short(text: string, max = 90): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+// ---------------------------------------------------------------------------
+// The checks
+
+export async function checkExpectations(scenario: Scenario, seen: Observed): Promise<ExpectationResult[]> {
+  const results: ExpectationResult[] = [];
+  for (const exp of scenario.expect ?? []) {
+    let detail: string | true;
+    try {
+      detail = await checkOne(exp, scenario, seen);
+    } catch (err) {
+      detail = err instanceof Error ? err.message : String(err);
+    }
+    results.push({ name: exp.name, ok: detail === true, detail: detail === true ? 'ok' : detail, hint: exp.hint });
+  }
+  return results;
+}
+
+/** true when the expectation holds; otherwise a one-line reason. */
+async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): Promise<string | true> {
+  const { events } = seen;
+  if ('tool_result' in exp) {
+    const t = exp.tool_result;
+    const all = toolResultsSent(events, t.track, t.tool);
+    const n = t.call ?? 1;
+    const r = all[n - 1];
+    if (!r) return `${t.track} sent back no tool_result for ${t.tool} call #${n} (it sent ${all.length})`;
+    if (t.is_error !== undefined && r.isError !== t.is_error) return `${t.tool} result is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
+    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${t.tool} result lacks "${t.includes}": got "${short(r.text)}"`;
+    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${t.tool} result contains "${t.excludes}": "${short(r.text)}"`;
+    if (t.includes_file !== undefined) {
+      const content = scenario.files?.[t.includes_file];
+      if (content === undefined) return `scenario has no file ${t.includes_file}`;
+      if (!r.text.includes(content.trim())) return `${t.tool} result does not contain the content of ${t.includes_file}: got "${short(r.text)}"`;
+    }
+    if (t.includes_track_text !== undefined) {
+      const text = finalTextOf(events, t.includes_track_text);
+      if (!text) return `track ${t.includes_track_text} never answered`;
+      if (!r.text.includes(text.trim())) return `${t.tool} result is not ${t.includes_track_text}'s report: got "${short(r.text)}"`;
+    }
+    return true;
+  }
+  if ('file' in exp) {
+    const f = exp.file;
+    let content: string | undefined;
+    try { content = await readFile(path.join(seen.workspace, f.path), 'utf8'); } catch { content = undefined; }
+    if (f.exists === false) return content === undefined ? true : `${f.path} exists but should not`;
+    if (content === undefined) return `${f.path} does not exist`;
+    if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;
+    if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${f.includes}": "${short(content)}"`;
+    return true;
+  }
+  if ('requests' in exp) {
+    const r = exp.requests;
+    const n = requestsOf(events, r.track).length;
+    if (r.count !== undefined && n !== r.count) return `${r.track} sent ${n} requests, expected ${r.count}`;
+    if (r.min !== undefined && n < r.min) return `${r.track} sent ${n} requests, expected at least ${r.min}`;
+    if (r.max !== undefined && n > r.max) return `${r.track} sent ${n} requests, expected at most ${r.max}`;
+    return true;
+  }
+  if ('tools' in exp) {
+    const t = exp.tools;
+    const reqs = requestsOf(events, t.track);
+    if (reqs.length === 0) return `${t.track} sent no request`;
+    for (const req of reqs) {
+      const names = req.tool_names;
+      for (const name of t.include ?? []) if (!names.includes(name)) return `${t.track} request #${req.seq} lacks tool ${name} (had: ${names.join(', ')})`;
+      for (const name of t.exclude ?? []) if (names.includes(name)) return `${t.track} request #${req.seq} offers ${name} (had: ${names.join(', ')})`;
+      if (t.exactly && [...names].sort().join(',') !== [...t.exactly].sort().join(',')) return `${t.track} offered [${names.join(', ')}], expected exactly [${t.exactly.join(', ')}]`;
+    }
+    return true;
+  }
+  if ('system' in exp) {
+    const s = exp.system;
+    const reqs = requestsOf(events, s.track);
+    if (reqs.length === 0) return `${s.track} sent no request`;
+    for (const req of reqs) {
+      if (s.includes !== undefined && !req.system_text.includes(s.includes)) return `${s.track} system prompt lacks "${s.includes}"`;
+      if (s.excludes !== undefined && req.system_text.includes(s.excludes)) return `${s.track} system prompt contains "${s.excludes}"`;
+    }
+    return true;
+  }
+  if ('never' in exp) {
+    const n = requestsOf(events, exp.never.track).length;
+    return n === 0 ? true : `${exp.never.track} received ${n} request(s); it should never have started`;
+  }
+  if ('streamed' in exp) {
+    const s = exp.streamed;
+    const reqs = requestsOf(events, s.track);
+    if (reqs.length === 0) return `${s.track} sent no request`;
+    const notStreamed = reqs.find((r) => !r.stream);
+    if (notStreamed) return `${s.track} request #${notStreamed.seq} did not ask for a stream`;
+    const min = s.min_deltas ?? 2;
+    const thin = responsesOf(events, s.track).find((r) => r.deltas < min);
+    if (thin) return `${s.track} response #${thin.seq} had ${thin.deltas} deltas, expected at least ${min}`;
+    return true;
+  }
+  if ('usage' in exp) {
+    const u = exp.usage;
+    const resp = responsesOf(events, u.track)[u.request - 1];
+    if (!resp) return `${u.track} has no response #${u.request}`;
+    const read = resp.usage.cache_read_input_tokens;
+    const write = resp.usage.cache_creation_input_tokens;
+    if (u.cache_read_min !== undefined && read < u.cache_read_min) return `${u.track} #${u.request} read ${read} cached tokens, expected ≥ ${u.cache_read_min}`;
+    if (u.cache_read_max !== undefined && read > u.cache_read_max) return `${u.track} #${u.request} read ${read} cached tokens, expected ≤ ${u.cache_read_max}`;
+    if (u.cache_write_min !== undefined && write < u.cache_write_min) return `${u.track} #${u.request} wrote ${write} cache tokens, expected ≥ ${u.cache_write_min}`;
+    if (u.cache_write_max !== undefined && write > u.cache_write_max) return `${u.track} #${u.request} wrote ${write} cache tokens, expected ≤ ${u.cache_write_max}`;
+    return true;
+  }
+  if ('terminal' in exp) {
+    const t = exp.terminal;
+    if (t.includes !== undefined && !seen.terminal.includes(t.includes)) return `the terminal never showed "${t.includes}"`;
+    if (t.excludes !== undefined && seen.terminal.includes(t.excludes)) return `the terminal showed "${t.excludes}"`;
+    return true;
+  }
+  if ('model' in exp) {
+    const m = exp.model;
+    const reqs = requestsOf(events, m.track);
+    if (reqs.length === 0) return `${m.track} sent no request`;
+    const other = reqs.find((r) => r.model !== m.equals);
+    return other ? `${m.track} asked for model ${other.model}, expected ${m.equals}` : true;
+  }
+  if ('fresh_context' in exp) {
+    const f = exp.fresh_context;
+    const first = requestsOf(events, f.track)[0];
+    if (!first) return `${f.track} sent no request`;
+    const n = (first.body.messages as unknown[]).length;
+    return n === (f.messages ?? 1) ? true : `${f.track} started with ${n} messages, expected ${f.messages ?? 1} (a fresh context)`;
+  }
+  if ('isolated' in exp) {
+    const { track, from } = exp.isolated;
+    const foreign = new Set(responsesOf(events, from).flatMap((r) => r.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
+    if (foreign.size === 0) return `${from} made no tool call, so isolation cannot be shown`;
+    for (const req of requestsOf(events, track)) {
+      const text = JSON.stringify(req.body.messages);
+      for (const id of foreign) if (text.includes(id)) return `${track} request #${req.seq} carries ${from}'s tool call ${id}`;
+    }
+    return true;
+  }
+  if ('ledger' in exp) {
+    const line = seen.terminal.split('\n').reverse().find((l) => l.startsWith('ledger: '));
+    if (!line) return 'the agent printed no "ledger:" line';
+    const tracks = exp.ledger.tracks;
+    const responses = events.filter((e): e is ResponseEvent => e.type === 'response' && e.track !== null && (!tracks || tracks.includes(e.track)));
+    const sum = (f: (r: ResponseEvent) => number) => responses.reduce((a, r) => a + f(r), 0);
+    const expected = `ledger: calls=${responses.length} input=${sum((r) => r.usage.input_tokens)} output=${sum((r) => r.usage.output_tokens)} ` +
+      `cache_write=${sum((r) => r.usage.cache_creation_input_tokens)} cache_read=${sum((r) => r.usage.cache_read_input_tokens)}`;
+    return line.trim() === expected ? true : `the agent reported "${line.trim()}", the API reported "${expected}"`;
+  }
+  return `unknown expectation kind in "${(exp as Expectation).name}"`;
+}

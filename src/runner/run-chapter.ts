@@ -1,0 +1,101 @@
+// Runs one chapter's snapshot on one scenario against the mock, and collects what
+// happened: the mock's event log, what the agent printed, the workspace afterwards
+// and the verdict on each expectation. The CLI, the tests and the exercise checker
+// all go through here, so they can never disagree about what "passing" means.
+
+import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
+import { checkExpectations, type ExpectationResult } from './expectations.ts';
+
+export interface RunOptions {
+  /** Folder holding the chapter's main.ts (a snapshot, or a learner's exercise). */
+  codeDir: string;
+  scenario: Scenario;
+  /** Model id; default: the scenario's, else the chapter's DEFAULT_MODEL. */
+  model?: string;
+  /** Multiply scripted latencies (tests use 0). */
+  latencyScale?: number;
+  /** Keep the temp folder (and say where it is). */
+  keep?: boolean;
+  /** Append the mock's event log here as JSONL. */
+  logFile?: string;
+}
+
+export interface RunResult {
+  events: MockEvent[];
+  failures: string[];          // scenario problems reported by the mock
+  crash?: string;              // the agent threw: a one-line reason
+  terminal: string;            // everything the agent printed
+  expectations: ExpectationResult[];
+  ok: boolean;
+  tempDir: string;             // removed unless keep
+  workspace: string;
+  ms: number;
+}
+
+interface ChapterModule {
+  DEFAULT_MODEL: string;
+  runSession(prompts: string[], host: {
+    cwd: string; home: string; apiKey: string; baseURL?: string; model: string;
+    env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
+  }): Promise<void>;
+}
+
+export async function loadChapterModule(codeDir: string): Promise<ChapterModule> {
+  return (await import(pathToFileURL(path.join(codeDir, 'main.ts')).href)) as ChapterModule;
+}
+
+/** Write a map of relative paths to contents under a folder. */
+export async function writeTree(base: string, files: Record<string, string> | undefined): Promise<void> {
+  for (const [rel, content] of Object.entries(files ?? {})) {
+    const file = path.join(base, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+}
+
+export async function runChapter(opts: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const tempDir = await mkdtemp(path.join(tmpdir(), 'subagents-run-'));
+  const workspace = path.join(tempDir, 'work');
+  const home = path.join(tempDir, 'home');
+  await mkdir(workspace);
+  await mkdir(home);
+  let output = '';
+  const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile });
+  let crash: string | undefined;
+  try {
+    await writeTree(workspace, opts.scenario.files);
+    await writeTree(home, opts.scenario.home_files);
+    const chapter = await loadChapterModule(opts.codeDir);
+    await chapter.runSession(opts.scenario.prompts, {
+      cwd: workspace,
+      home,
+      apiKey: 'mock-key',
+      baseURL: mock.url,
+      model: opts.model ?? opts.scenario.model ?? chapter.DEFAULT_MODEL,
+      env: { ...opts.scenario.env },
+      argv: opts.scenario.argv ?? [],
+      terminal: { write: (text) => { output += text; } },
+    });
+  } catch (err) {
+    crash = oneLine(err);
+  } finally {
+    await mock.close();
+  }
+  try {
+    const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
+    const ok = !crash && mock.failures.length === 0 && expectations.every((e) => e.ok);
+    return { events: mock.events, failures: mock.failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started };
+  } finally {
+    if (!opts.keep) await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+export function oneLine(err: unknown): string {
+  const text = err instanceof Error ? `${err.constructor.name === 'Error' ? '' : `${err.constructor.name}: `}${err.message}` : String(err);
+  return text.split('\n')[0];
+}

@@ -1,0 +1,38 @@
+// Where a chapter's scenarios live and how a case name maps to a file. The folder
+// layout is the whole rule: scenarios/NN-slug/CASE.json, with demo.json the default.
+
+import { readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CHAPTERS, chapterDir, type Chapter } from '../chapters.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export function scenarioDir(ch: Chapter, root = ROOT): string {
+  return path.join(root, 'scenarios', chapterDir(ch));
+}
+
+/** Case names of a chapter, demo first. */
+export function casesOf(ch: Chapter, root = ROOT): string[] {
+  const dir = scenarioDir(ch, root);
+  if (!existsSync(dir)) return [];
+  const names = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+  return names.sort((a, b) => (a === 'demo' ? -1 : b === 'demo' ? 1 : a.localeCompare(b)));
+}
+
+export function scenarioFile(ch: Chapter, caseName: string, root = ROOT): string {
+  return path.join(scenarioDir(ch, root), `${caseName}.json`);
+}
+
+export function snapshotDir(ch: Chapter, root = ROOT): string {
+  return path.join(root, 'steps', chapterDir(ch));
+}
+
+/** A chapter is runnable once its snapshot and its demo scenario exist. */
+export function isReady(ch: Chapter, root = ROOT): boolean {
+  return existsSync(path.join(snapshotDir(ch, root), 'main.ts')) && casesOf(ch, root).includes('demo');
+}
+
+export function readyChapters(root = ROOT): Chapter[] {
+  return CHAPTERS.filter((ch) => isReady(ch, root));
+}

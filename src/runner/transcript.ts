@@ -1,0 +1,124 @@
+// Renders a run as a readable transcript, from the mock's event log: what really went
+// over the wire, not what the agent says it did. A sub-agent's activity is indented
+// under the call that started it.
+
+import type { ChalkInstance } from 'chalk';
+import type { MockEvent, RequestEvent, ResponseEvent, ErrorEvent } from '../mock/types.ts';
+import { resultText } from './expectations.ts';
+
+type Block = Record<string, unknown>;
+
+export interface TranscriptOptions {
+  color: ChalkInstance;
+  trace?: boolean;     // add each request's shape and each response's usage
+  width?: number;      // trim long lines to this many characters
+}
+
+function flat(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+function argsOf(input: Record<string, unknown>, max: number): string {
+  return flat(Object.entries(input).map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)}`).join(', '), max);
+}
+
+function lastUserBlocks(req: RequestEvent): Block[] {
+  const messages = (req.body.messages as { role: string; content: unknown }[] | undefined) ?? [];
+  const last = messages.at(-1);
+  if (!last || last.role !== 'user') return [];
+  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : (last.content as Block[]);
+}
+
+/** Which track started which: a track's parent is the one whose `agent` call was pending when it first spoke. */
+function nesting(events: MockEvent[]): Map<string, number> {
+  const depth = new Map<string, number>([['main', 0]]);
+  const pendingAgentCall = new Map<string, boolean>();
+  for (const e of events) {
+    if (e.track === null) continue;
+    if (e.type === 'request') {
+      if (!depth.has(e.track)) {
+        const parent = [...pendingAgentCall.entries()].filter(([, p]) => p).map(([t]) => t).at(-1);
+        depth.set(e.track, parent !== undefined ? (depth.get(parent) ?? 0) + 1 : 1);
+      }
+      pendingAgentCall.set(e.track, false);
+    } else if (e.type === 'response') {
+      pendingAgentCall.set(e.track, e.content.some((b) => b.type === 'tool_use' && b.name === 'agent'));
+    }
+  }
+  return depth;
+}
+
+export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): string[] {
+  const c = opts.color;
+  const width = opts.width ?? 100;
+  const depth = nesting(events);
+  const seenTrack = new Set<string>();
+  const lines: string[] = [];
+  const say = (track: string | null, text: string) => {
+    const d = track === null ? 0 : depth.get(track) ?? 1;
+    lines.push(`${'    '.repeat(d)}${text}`);
+  };
+  const who = (track: string) => (track === 'main' ? c.bold.cyan('main') : c.bold.magenta(track));
+
+  for (const e of events) {
+    if (e.type === 'request') {
+      if (e.path !== '/v1/messages' || e.track === null) continue;
+      const first = !seenTrack.has(e.track);
+      seenTrack.add(e.track);
+      for (const b of lastUserBlocks(e)) {
+        if (b.type === 'tool_result') {
+          const text = resultText(b);
+          const mark = b.is_error === true ? c.red('⎿ error: ') : c.dim('⎿ ');
+          say(e.track, `${who(e.track)} ${mark}${c.dim(flat(text, width - 20))}`);
+        } else if (b.type === 'text' && (e.track === 'main' || first)) {
+          const label = e.track === 'main' ? c.bold.green('you') : `${who(e.track)} ${c.dim('task')}`;
+          say(e.track, `${label} ▸ ${flat(String(b.text), width - 12)}`);
+        }
+      }
+      if (opts.trace) {
+        const messages = (e.body.messages as unknown[] | undefined)?.length ?? 0;
+        const bps = e.breakpoints.map((b) => `${b.where}${b.ttl === '1h' ? ' (1h)' : ''}`).join(', ') || 'none';
+        say(e.track, c.gray(`  → request #${e.seq} ${e.model}${e.stream ? ' stream' : ''}: system ${e.system_text.length} chars, ` +
+          `tools [${e.tool_names.join(', ')}], ${messages} messages, breakpoints: ${bps}`));
+      }
+    } else if (e.type === 'response') {
+      const r = e as ResponseEvent;
+      if (r.track === null) continue;
+      for (const b of r.content) {
+        if (b.type === 'text' && b.text.trim() !== '') say(r.track, `${who(r.track)} ▸ ${flat(b.text, width - 12)}`);
+        if (b.type === 'tool_use') say(r.track, `${who(r.track)} ${c.yellow('⏺')} ${c.yellow(b.name)}(${argsOf(b.input, width - 24)})`);
+      }
+      if (opts.trace) {
+        const u = r.usage;
+        say(r.track, c.gray(`  ← usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens}, ` +
+          `cache read ${u.cache_read_input_tokens}, output ${u.output_tokens}${r.deltas ? `, ${r.deltas} deltas` : ''}`));
+      }
+    } else {
+      const err = e as ErrorEvent;
+      const kind = err.injected ? 'API error (scripted)' : 'API rejected the request';
+      say(err.track, c.red(`✖ ${kind}: ${err.status} ${err.error_type}: ${flat(err.message, width - 40)}`));
+    }
+  }
+  return lines;
+}
+
+/** Usage per track, summed from the responses. */
+export function usageTable(events: MockEvent[], color: ChalkInstance): string[] {
+  const rows = new Map<string, { calls: number; input: number; write: number; read: number; output: number }>();
+  for (const e of events) {
+    if (e.type !== 'response' || e.track === null) continue;
+    const row = rows.get(e.track) ?? { calls: 0, input: 0, write: 0, read: 0, output: 0 };
+    row.calls += 1;
+    row.input += e.usage.input_tokens;
+    row.write += e.usage.cache_creation_input_tokens;
+    row.read += e.usage.cache_read_input_tokens;
+    row.output += e.usage.output_tokens;
+    rows.set(e.track, row);
+  }
+  if (rows.size === 0) return [];
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  const out = [color.dim(`${'track'.padEnd(14)}${pad('calls', 6)}${pad('input', 9)}${pad('c.write', 9)}${pad('c.read', 9)}${pad('output', 8)}`)];
+  for (const [track, r] of rows) out.push(`${track.padEnd(14)}${pad(r.calls, 6)}${pad(r.input, 9)}${pad(r.write, 9)}${pad(r.read, 9)}${pad(r.output, 8)}`);
+  return out;
+}
