@@ -1,5 +1,5 @@
-// The snapshot generator: renders every `src/agent/*.ts` for every chapter into
-// `steps/NN-slug/FILE`, checks that the written snapshots are fresh, and diffs one
+// The snapshot generator: renders every `src/agent/*.ts` for every written chapter
+// into `steps/NN-slug/FILE`, checks that the written snapshots are fresh, and diffs one
 // chapter against the one before.
 // It does not parse markers itself (markers.ts), fill docs (docs.ts) or make
 // exercises (exercise.ts). It only ever deletes files it generated itself.
@@ -186,11 +186,12 @@ export async function checkSnapshots(root: string): Promise<SnapshotProblem[]> {
   for (const path of (await existingGenerated(root)).keys()) {
     if (!wantedPaths.has(path)) problems.push({ path, problem: 'extra' });
   }
-  return problems.sort((a, b) => a.path.localeCompare(b.path));
+  // Plain code-unit order, not the locale's: the same list on every machine.
+  return problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
- * What chapter n changes, as a unified diff against chapter n−1, file by file in
+ * What chapter n changes, as a unified diff against the written chapter before it, file by file in
  * name order; `file` narrows it to one file. A side where the file does not exist
  * (chapter 1, or a file added or dropped) is `/dev/null`, as git prints it.
  */
