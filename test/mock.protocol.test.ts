@@ -1,7 +1,7 @@
 // The wire protocol, checked with the real SDK against the mock: JSON and SSE
 // answers, count_tokens, headers, injected errors and the SDK's own retries.
 
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
 import { countTokens } from '../src/mock/index.ts';
@@ -177,7 +177,7 @@ describe('headers, paths and models', () => {
     const m = await mock({ main: { turns: [{ text: 'x' }] } });
     const err = await client(m).messages.create({ ...ask(), model: 'gpt-4o' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.NotFoundError);
-    expect((err as Anthropic.APIError).message).toContain('model: gpt-4o');
+    expect((err as APIError).message).toContain('model: gpt-4o');
   });
 });
 
@@ -195,9 +195,9 @@ describe('injected errors', () => {
       const m = await mock({ main: { turns: [{ error: { status: status as 400 } }] } });
       const err = await client(m, 0).messages.create(ask()).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(cls);
-      expect((err as Anthropic.APIError).status).toBe(status);
-      expect((err as Anthropic.APIError).type).toBe(type);
-      expect((err as Anthropic.APIError).requestID).toMatch(/^req_/);
+      expect((err as APIError).status).toBe(status);
+      expect((err as APIError).type).toBe(type);
+      expect((err as APIError).requestID).toMatch(/^req_/);
       const ev = m.events.find((e) => e.type === 'error');
       expect(ev).toMatchObject({ status, error_type: type, injected: true, mid_stream: false, track: 'main', turn: 0 });
     });
@@ -205,7 +205,7 @@ describe('injected errors', () => {
 
   it('sends retry-after with a 429', async () => {
     const m = await mock({ main: { turns: [{ error: { status: 429, retry_after: 7 } }] } });
-    const err = (await client(m, 0).messages.create(ask()).catch((e: unknown) => e)) as Anthropic.APIError;
+    const err = (await client(m, 0).messages.create(ask()).catch((e: unknown) => e)) as APIError;
     expect(err.headers?.get('retry-after')).toBe('7');
   });
 
@@ -227,7 +227,7 @@ describe('injected errors', () => {
     stream.on('text', (t) => (text += t));
     const err = await stream.finalMessage().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.APIError);
-    expect((err as Anthropic.APIError).type).toBe('overloaded_error');
+    expect((err as APIError).type).toBe('overloaded_error');
     expect(text).toBe('one ');
     expect(m.events.at(-1)).toMatchObject({ type: 'error', mid_stream: true, injected: true, status: 529 });
   });

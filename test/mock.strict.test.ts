@@ -3,7 +3,7 @@
 // same-role messages, which the API merges. Also routing: ambiguous, unmatched,
 // out of turns, a shared track, and parallel tracks routed by content.
 
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
 import { client, mockFor, repeatTrack } from '../src/mock/testkit.ts';
@@ -32,7 +32,7 @@ async function rejected(body: Record<string, unknown>, pattern: RegExp | string)
   const m = await mock({ main: repeatTrack(1) });
   const err = await send(m, body).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(Anthropic.BadRequestError);
-  const message = (err as Anthropic.APIError).apiMessage ?? '';
+  const message = (err as APIError).apiMessage ?? '';
   if (typeof pattern === 'string') expect(message).toContain(pattern);
   else expect(message).toMatch(pattern);
   // Logged as a rule broken by the agent, not as an injected error; no turn used.
@@ -92,7 +92,7 @@ describe('rules the real API enforces', () => {
   it('max_tokens is required and positive', async () => {
     const m = await mock({ main: repeatTrack(1) });
     const noMax = await client(m).messages.create({ model: MODEL, messages: [{ role: 'user', content: 'a' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
-    expect((noMax as Anthropic.APIError).apiMessage).toBe('max_tokens: Field required');
+    expect((noMax as APIError).apiMessage).toBe('max_tokens: Field required');
     await rejected({ max_tokens: 0, messages: [{ role: 'user', content: 'a' }] }, 'max_tokens: Input should be greater than or equal to 1');
   });
 
@@ -149,7 +149,7 @@ describe('routing', () => {
       a: { match: { user: 'explore' }, turns: [{ text: 'a' }] },
       b: { match: { system: 'helper' }, turns: [{ text: 'b' }] },
     });
-    const err = (await send(m, sys('You are a helper.', 'explore the repo')).catch((e: unknown) => e)) as Anthropic.APIError;
+    const err = (await send(m, sys('You are a helper.', 'explore the repo')).catch((e: unknown) => e)) as APIError;
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     expect(err.apiMessage).toMatch(/^\[mock\] test\/inline\.json: ambiguous: tracks "a", "b" all match/);
     expect(m.failures).toHaveLength(1);
@@ -159,7 +159,7 @@ describe('routing', () => {
 
   it('no matching track and no main: a failure', async () => {
     const m = await mock({ a: { match: { user: 'explore' }, turns: [{ text: 'a' }] } });
-    const err = (await send(m, sys('sys', 'something else')).catch((e: unknown) => e)) as Anthropic.APIError;
+    const err = (await send(m, sys('sys', 'something else')).catch((e: unknown) => e)) as APIError;
     expect(err.apiMessage).toContain('[mock] test/inline.json: no track matches the request (last user text "something else", system "sys")');
     expect(m.failures).toHaveLength(1);
   });
@@ -167,14 +167,14 @@ describe('routing', () => {
   it('a track out of turns: a failure naming the track', async () => {
     const m = await mock({ main: repeatTrack(1) });
     await send(m, sys('s', 'one'));
-    const err = (await send(m, sys('s', 'two')).catch((e: unknown) => e)) as Anthropic.APIError;
+    const err = (await send(m, sys('s', 'two')).catch((e: unknown) => e)) as APIError;
     expect(err.apiMessage).toContain('track "main" is out of turns: it has 1 and this is request 2');
     expect(m.failures[0]).toContain('out of turns');
   });
 
   it('a script calling a tool the request does not offer is a failure unless allowed', async () => {
     const m = await mock({ main: { turns: [{ tool_calls: [{ name: 'rm_rf', input: {} }] }, { tool_calls: [{ name: 'rm_rf', input: {} }], allow_unoffered: true }] } });
-    const err = (await send(m, { tools, ...sys('s', 'go') }).catch((e: unknown) => e)) as Anthropic.APIError;
+    const err = (await send(m, { tools, ...sys('s', 'go') }).catch((e: unknown) => e)) as APIError;
     expect(err.apiMessage).toContain('turn 0: calls "rm_rf" but the request offers only [read_file]');
     const ok = (await send(m, { tools, ...sys('s', 'go') })) as Anthropic.Message;
     expect(ok.content[0]).toMatchObject({ type: 'tool_use', name: 'rm_rf' });
