@@ -31,6 +31,8 @@ export interface MockOptions {
   latencyScale?: number;
   /** Port on 127.0.0.1 (default 0: a free port chosen by the system). */
   port?: number;
+  /** Called with each event as it is logged (the CLI prints them live). */
+  onEvent?: (event: MockEvent) => void;
 }
 
 export interface MockServer {
@@ -116,6 +118,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
 
   const log = (ev: MockEvent): void => {
     events.push(ev);
+    opts.onEvent?.(ev);
     if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify(ev) + '\n');
   };
 

@@ -1,0 +1,110 @@
+// `npm run mock -- scenario.json`: run the mock on its own so a learner can point
+// curl, a script or their own agent at it and watch every exchange. A thin shell
+// around startMock; it is NOT how chapters are run (that is steps/run.mjs).
+
+import chalk from 'chalk';
+import minimist from 'minimist';
+import { loadScenario, ScenarioError, startMock } from './index.ts';
+import type { MockEvent } from './types.ts';
+
+const HELP = `Usage: npm run mock -- SCENARIO.json [--port N] [--log FILE.jsonl]
+
+Starts the local Messages API mock for one scenario and prints each request and
+answer on one line. Point any client at the printed URL (any non-empty API key).
+Stop with Ctrl-C.
+
+  --port N     listen on 127.0.0.1:N (default: a free port)
+  --log FILE   also append every event to FILE as JSON lines
+  --help       this text`;
+
+function cut(s: string, n = 60): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? one.slice(0, n - 1) + '…' : one;
+}
+
+function lastUser(body: Record<string, unknown>): string {
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i] as { role?: string; content?: unknown };
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    if (Array.isArray(m.content)) {
+      const parts = m.content.map((b: { type?: string; text?: string; content?: unknown }) =>
+        b.type === 'text' ? b.text ?? '' : b.type === 'tool_result' ? `[tool_result ${typeof b.content === 'string' ? b.content : '…'}]` : `[${b.type}]`);
+      return parts.join(' ');
+    }
+  }
+  return '';
+}
+
+/** One line per event. */
+export function formatEvent(ev: MockEvent): string {
+  const who = ev.track === null ? chalk.red('(no track)') : chalk.cyan(ev.turn === null ? ev.track : `${ev.track}#${ev.turn}`);
+  const seq = chalk.dim(`[${ev.seq}]`);
+  if (ev.type === 'request') {
+    const kind = ev.path.endsWith('count_tokens') ? 'count_tokens' : ev.stream ? 'stream' : 'json';
+    return `${seq} → ${who} ${kind} ${chalk.dim(ev.model)} "${cut(lastUser(ev.body))}"`;
+  }
+  if (ev.type === 'response') {
+    const parts = ev.content.map((b) => (b.type === 'text' ? `"${cut(b.text, 40)}"` : `${b.name}(${cut(JSON.stringify(b.input), 40)})`));
+    const u = ev.usage;
+    const usage = `in=${u.input_tokens} read=${u.cache_read_input_tokens} write=${u.cache_creation_input_tokens} out=${u.output_tokens}`;
+    return `${seq} ← ${who} ${chalk.green(ev.stop_reason)} ${parts.join(' ')} ${chalk.dim(usage)}${ev.deltas ? chalk.dim(` deltas=${ev.deltas}`) : ''}`;
+  }
+  const tag = ev.injected ? 'injected' : 'rejected';
+  return `${seq} ✗ ${who} ${chalk.red(`${ev.status} ${ev.error_type}`)} (${tag}${ev.mid_stream ? ', mid-stream' : ''}) ${cut(ev.message, 160)}`;
+}
+
+async function main(): Promise<void> {
+  const args = minimist(process.argv.slice(2), { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
+  if (args.help || args._.length === 0) {
+    console.log(HELP);
+    process.exit(args.help ? 0 : 2);
+  }
+  const file = String(args._[0]);
+  let port: number | undefined;
+  if (args.port !== undefined) {
+    port = Number(args.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      console.error(`--port: expected a port number, got "${args.port}"`);
+      process.exit(2);
+    }
+  }
+  let scenario;
+  try {
+    scenario = await loadScenario(file);
+  } catch (e) {
+    if (e instanceof ScenarioError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const mock = await startMock({
+    scenario,
+    port,
+    logFile: typeof args.log === 'string' ? args.log : undefined,
+    onEvent: (ev) => console.log(formatEvent(ev)),
+  });
+  const model = scenario.model ?? 'claude-sonnet-4-6';
+  const example = JSON.stringify({ model, max_tokens: 256, messages: [{ role: 'user', content: scenario.prompts[0] }] });
+  console.log(chalk.bold(`mock for ${scenario.file} listening on ${mock.url}`));
+  console.log(`tracks: ${Object.keys(scenario.tracks).map((t) => `${t} (${scenario.tracks[t]!.turns.length} turns)`).join(', ')}`);
+  console.log('try:');
+  console.log(`  curl -s ${mock.url}/v1/messages -H 'x-api-key: any' -H 'anthropic-version: 2023-06-01' \\`);
+  console.log(`    -H 'content-type: application/json' -d '${example.replace(/'/g, "'\\''")}'`);
+  console.log(chalk.dim('Ctrl-C to stop.'));
+
+  const stop = async (): Promise<void> => {
+    await mock.close();
+    if (mock.failures.length > 0) {
+      console.log(chalk.red(`${mock.failures.length} scenario failure(s):`));
+      for (const f of mock.failures) console.log(`  ${f}`);
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+await main();
