@@ -4,8 +4,7 @@
 
 import { describe, it, expect } from 'vitest';
 import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
-import { loadScenario } from '../src/mock/index.ts';
-import { casesOf, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
+import { casesOf, scenarioFile, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
 
 for (const ch of WRITTEN_CHAPTERS) {
@@ -15,7 +14,7 @@ for (const ch of WRITTEN_CHAPTERS) {
     });
     for (const name of casesOf(ch)) {
       it(`scenario ${name}: every expectation holds`, async () => {
-        const scenario = await loadScenario(scenarioFile(ch, name));
+        const scenario = await loadScenarioFile(scenarioFile(ch, name));
         expect(scenario.expect?.length ?? 0, 'a scenario must expect something').toBeGreaterThan(0);
         const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
         expect(result.failures, 'scenario problems reported by the mock').toEqual([]);

@@ -176,7 +176,8 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
   } catch (err) {
     // A failure is information for the model, not a crash: it can read it and try another way.
-    const message = err instanceof Error ? err.message : String(err);
+    // Paths are shown relative to the workspace, the way the model wrote them.
+    const message = (err instanceof Error ? err.message : String(err)).replaceAll(config.cwd + path.sep, '');
     return { type: 'tool_result', tool_use_id: call.id, content: `Error: ${message}`, is_error: true };
   }
   //<

@@ -5,11 +5,11 @@
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
-import { loadScenario, ScenarioError, type Scenario } from '../mock/index.ts';
-import { ROOT, casesOf, scenarioFile, snapshotDir, isReady } from './scenarios.ts';
+import { ScenarioError, type Scenario } from '../mock/index.ts';
+import { ROOT, casesOf, scenarioFile, snapshotDir, isReady, loadScenarioFile } from './scenarios.ts';
 import { runChapter, writeTree, loadChapterModule, oneLine, type RunResult } from './run-chapter.ts';
 import { renderTranscript, usageTable } from './transcript.ts';
 import { defaultExerciseDir, makeExercise, checkExercise, showSolution, exerciseProgress } from './exercise-cli.ts';
@@ -91,7 +91,8 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   }
   if (args.gen) {
     const { runGen } = await import('../tooling/gen-cli.ts');
-    return runGen(args.check !== undefined ? ['--check'] : []);
+    const { docTranscript } = await import('./doc-transcript.ts');
+    return runGen(args.check !== undefined ? ['--check'] : [], undefined, docTranscript);
   }
   if (args.list) return list(c);
   const classroom = OPTIONAL_DIR_FLAGS.filter((f) => args[f] !== undefined);
@@ -121,7 +122,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     throw new UsageError(`chapter ${chapter.n} has no case "${args.case}"; its cases: ${casesOf(chapter).join(', ')}`);
   }
   const scenarios: Scenario[] = [];
-  for (const f of files) scenarios.push(await loadScenario(f));
+  for (const f of files) scenarios.push(await loadScenarioFile(f));
 
   if (args.live) return live(chapter, scenarios[0], args.model);
 
@@ -174,8 +175,10 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string): Promi
   try {
     const work = path.join(temp, 'work');
     const home = path.join(temp, 'home');
-    await writeTree(work, { ...scenario.files, '.keep': '' });
-    await writeTree(home, { ...scenario.home_files, '.keep': '' });
+    await mkdir(work);
+    await mkdir(home);
+    await writeTree(work, scenario.files);
+    await writeTree(home, scenario.home_files);
     const mod = await loadChapterModule(snapshotDir(chapter));
     await mod.runSession(scenario.prompts, {
       cwd: work, home, apiKey, baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
@@ -190,8 +193,7 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string): Promi
 }
 
 function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkInstance, o: { trace?: boolean; keep?: boolean }): void {
-  const rel = path.relative(ROOT, scenario.file) || scenario.file;
-  console.log(c.bold(`Chapter ${chapter.n} · ${chapter.title}`) + c.dim(`  —  ${scenario.title} (${rel})`));
+  console.log(c.bold(`Chapter ${chapter.n} · ${chapter.title}`) + c.dim(`  —  ${scenario.title} (${scenario.file})`));
   console.log('');
   for (const line of renderTranscript(r.events, { color: c, trace: o.trace, width: process.stdout.columns || 100 })) console.log(line);
   const table = usageTable(r.events, c);
@@ -225,7 +227,7 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown
     for (const b of e.content) if (b.type === 'tool_use') toolCalls.push({ track: e.track, name: b.name, input: b.input });
   }
   return {
-    chapter: chapter.n, slug: chapterDir(chapter), scenario: path.relative(ROOT, scenario.file), ok: r.ok,
+    chapter: chapter.n, slug: chapterDir(chapter), scenario: scenario.file, ok: r.ok,
     failures: r.failures, crash: r.crash ?? null,
     expectations: r.expectations,
     requests: r.events.filter((e) => e.type === 'request').map((e) => e.type === 'request' && {

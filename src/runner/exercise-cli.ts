@@ -8,10 +8,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { chapterDir, WRITTEN_CHAPTERS, type Chapter } from '../chapters.ts';
-import { loadScenario } from '../mock/index.ts';
 import { exerciseFiles, hintsFor } from '../tooling/exercise.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
-import { ROOT, casesOf, scenarioFile, snapshotDir } from './scenarios.ts';
+import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
 
 export function defaultExerciseDir(ch: Chapter): string {
@@ -56,7 +55,7 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
   const cases = casesOf(ch);
   let passed = 0;
   for (const name of cases) {
-    const scenario = await loadScenario(scenarioFile(ch, name));
+    const scenario = await loadScenarioFile(scenarioFile(ch, name));
     const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
     if (result.ok) { passed++; print(`${c.green('✔')} ${name}`); continue; }
     print(`${c.red('✖')} ${name}: ${scenario.title}`);

@@ -95,7 +95,11 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   }
 }
 
+/** One line for an error: for an API error, its status, type and the API's own message. */
 export function oneLine(err: unknown): string {
+  const body = (err as { error?: { error?: { type?: string; message?: string } } } | null)?.error?.error;
+  const status = (err as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && body?.message) return `API error ${status} (${body.type}): ${body.message}`;
   const text = err instanceof Error ? `${err.constructor.name === 'Error' ? '' : `${err.constructor.name}: `}${err.message}` : String(err);
   return text.split('\n')[0];
 }

@@ -5,6 +5,7 @@ import { readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHAPTERS, chapterDir, type Chapter } from '../chapters.ts';
+import { loadScenario, type Scenario } from '../mock/index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,4 +36,17 @@ export function isReady(ch: Chapter, root = ROOT): boolean {
 
 export function readyChapters(root = ROOT): Chapter[] {
   return CHAPTERS.filter((ch) => isReady(ch, root));
+}
+
+/**
+ * Load and validate a scenario, naming it by its path relative to the project when it
+ * lives inside it: messages, tool ids and doc transcripts then read the same on every
+ * machine, whatever folder the project was cloned into.
+ */
+export async function loadScenarioFile(file: string): Promise<Scenario> {
+  const absolute = path.resolve(file);
+  const rel = path.relative(ROOT, absolute);
+  const inside = !rel.startsWith('..') && !path.isAbsolute(rel);
+  const scenario = await loadScenario(absolute);
+  return inside ? { ...scenario, file: rel.split(path.sep).join('/') } : scenario;
 }

@@ -12,20 +12,27 @@ import { checkSnapshots, writeSnapshots } from './generate.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function runGen(args: string[], print: (line: string) => void = (line) => console.log(line)): Promise<number> {
+type Transcript = (n: number, caseName: string) => Promise<string>;
+
+/** `transcript` fills `<!-- run: N CASE -->` regions; without it they are left as they are. */
+export async function runGen(
+  args: string[],
+  print: (line: string) => void = (line) => console.log(line),
+  transcript?: Transcript,
+): Promise<number> {
   const flags = minimist(args, { boolean: ['check'], string: ['root'] });
   const root = resolve(typeof flags.root === 'string' && flags.root !== '' ? flags.root : REPO_ROOT);
   try {
-    return flags.check ? await check(root, print) : await generate(root, print);
+    return flags.check ? await check(root, print, transcript) : await generate(root, print, transcript);
   } catch (err) {
     print(err instanceof Error ? err.message : String(err));
     return 1;
   }
 }
 
-async function check(root: string, print: (line: string) => void): Promise<number> {
+async function check(root: string, print: (line: string) => void, transcript?: Transcript): Promise<number> {
   const problems = await checkSnapshots(root);
-  const staleDocs = await fillAllDocs(root, defaultResolvers(root), { write: false });
+  const staleDocs = await fillAllDocs(root, defaultResolvers(root, transcript), { write: false });
   for (const p of problems) print(`${p.problem}: ${p.path}`);
   for (const doc of staleDocs) print(`stale: ${doc}`);
   if (problems.length === 0 && staleDocs.length === 0) {
@@ -36,9 +43,9 @@ async function check(root: string, print: (line: string) => void): Promise<numbe
   return 1;
 }
 
-async function generate(root: string, print: (line: string) => void): Promise<number> {
+async function generate(root: string, print: (line: string) => void, transcript?: Transcript): Promise<number> {
   const changes = await writeSnapshots(root);
-  const docs = await fillAllDocs(root, defaultResolvers(root), { write: true });
+  const docs = await fillAllDocs(root, defaultResolvers(root, transcript), { write: true });
   for (const c of changes) print(`${c.change} ${c.path}`);
   for (const doc of docs) print(`filled ${doc}`);
   if (changes.length === 0 && docs.length === 0) print('snapshots and docs are up to date');

@@ -12,8 +12,7 @@ import { findChapter } from '../chapters.ts';
 import { parseMarked } from './markers.ts';
 import { loadAgentSources, renderChapterFiles, type AgentSource } from './generate.ts';
 import { MUTATIONS, type Mutation } from './mutations.ts';
-import { loadScenario } from '../mock/index.ts';
-import { casesOf, scenarioFile } from '../runner/scenarios.ts';
+import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
 
 export interface MutationOutcome {
@@ -44,7 +43,7 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
   try {
     for (const [name, body] of renderChapterFiles(mutated, chapter.n)) await writeFile(path.join(dir, name), body);
     for (const name of casesOf(chapter, root)) {
-      const scenario = await loadScenario(scenarioFile(chapter, name, root));
+      const scenario = await loadScenarioFile(scenarioFile(chapter, name, root));
       const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
       if (!result.ok) {
         const why = result.crash ?? result.failures[0] ?? result.expectations.find((e) => !e.ok)?.name ?? 'failed';
