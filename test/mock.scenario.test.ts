@@ -1,11 +1,12 @@
 // Scenario validation: each kind of mistake a teacher can make gives ONE line with
 // the file, the JSON path and what was expected. Also the token rule itself.
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScenarioError, countTokens, loadScenario, parseScenario } from '../src/mock/index.ts';
+import { EXPECTATION_KINDS, ROOT_FIELDS, TURN_FIELDS } from '../src/mock/scenario.ts';
 
 const F = 'scenarios/11-subagents/demo.json';
 const base = () => ({
@@ -117,5 +118,18 @@ describe('countTokens', () => {
     expect(countTokens('é')).toBe(1); // 2 bytes
     expect(countTokens('ééé')).toBe(2); // 6 bytes
     expect(countTokens('—'.repeat(4))).toBe(3); // em dash: 3 bytes each
+  });
+});
+
+describe('scenario.schema.json stays in step with the loader', () => {
+  it('has the same top-level fields, turn fields and expectation kinds', async () => {
+    const schema = JSON.parse(await readFile(new URL('../src/mock/scenario.schema.json', import.meta.url), 'utf8'));
+    expect(Object.keys(schema.properties).sort()).toEqual([...ROOT_FIELDS].sort());
+    expect(Object.keys(schema.$defs.turn.properties).sort()).toEqual([...TURN_FIELDS].sort());
+    const kinds = Object.keys(schema.$defs.expectation.properties).filter((k) => k !== 'name' && k !== 'hint');
+    expect(kinds.sort()).toEqual(Object.keys(EXPECTATION_KINDS).sort());
+    for (const kind of kinds) {
+      expect(Object.keys(schema.$defs.expectation.properties[kind].properties).sort()).toEqual(Object.keys(EXPECTATION_KINDS[kind]!).sort());
+    }
   });
 });

@@ -22,10 +22,15 @@ export class ScenarioError extends Error {
 type Json = Record<string, unknown>;
 
 const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
+/** Allowed fields, exported so a test can hold the editor schema to the same lists. */
+export const ROOT_FIELDS = [
+  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'prompts', 'answers', 'tracks', 'expect',
+];
+export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 
 /** Expectation kinds and the fields each accepts (true = required). */
-const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'tracks' | 'path'>> = {
+export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'tracks' | 'path'>> = {
   tool_result: {
     track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
@@ -149,9 +154,7 @@ export function parseScenario(text: string, file: string): Scenario {
   };
 
   const root = object(data, '$', 'a scenario');
-  fields(root, '$', [
-    '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'prompts', 'answers', 'tracks', 'expect',
-  ]);
+  fields(root, '$', ROOT_FIELDS);
   if ('$schema' in root) string(root.$schema, '$.$schema', 'the editor schema pointer');
   nonEmpty(required(root, 'title', '$', 'a scenario needs a title'), '$.title', 'what the scenario shows');
   if ('description' in root) string(root.description, '$.description', 'a longer explanation');
@@ -209,7 +212,7 @@ export function parseScenario(text: string, file: string): Scenario {
 
   function checkTurn(v: unknown, p: string): void {
     const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, error?}');
-    fields(t, p, ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'error', 'allow_unoffered']);
+    fields(t, p, TURN_FIELDS);
     if ('allow_unoffered' in t) boolean(t.allow_unoffered, `${p}.allow_unoffered`, 'allow calling a tool the request does not offer');
     if (!('text' in t) && !('tool_calls' in t) && !('error' in t)) {
       fail(p, 'a turn needs "text", "tool_calls" or "error" (what the model answers)');
