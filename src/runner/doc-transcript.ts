@@ -21,7 +21,8 @@ export async function docTranscript(n: number, caseName: string): Promise<string
   const plain = new Chalk({ level: 0 });
   const option = foreign ? ` --scenario scenarios/${caseName}.json` : caseName === 'demo' ? '' : ` --case ${caseName}`;
   const command = `$ node steps/run.mjs ${n}${option}`;
-  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100 }), '', ...usageTable(result.events, plain), ''];
+  const table = usageTable(result.events, plain);
+  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100 }), '', ...(table.length > 0 ? [...table, ''] : [])];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
   for (const e of result.expectations) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);

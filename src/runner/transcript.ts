@@ -96,6 +96,8 @@ export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): 
       }
     } else {
       const err = e as ErrorEvent;
+      // The mock's own complaints about the scenario are listed in full after the transcript.
+      if (err.message.startsWith('[mock]')) { say(err.track, c.red('✖ (the scenario has no answer for this request: see below)')); continue; }
       const kind = err.injected ? 'API error (scripted)' : 'API rejected the request';
       say(err.track, c.red(`✖ ${kind}: ${err.status} ${err.error_type}: ${flat(err.message, width - 40)}`));
     }
