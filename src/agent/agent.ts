@@ -40,6 +40,7 @@ export interface LoopConfig {
   //<
 }
 
+//> 1 loop
 /** Run the loop until the model stops asking for tools; returns its final text. */
 export async function agentLoop(config: LoopConfig): Promise<string> {
   const { messages } = config;
@@ -78,6 +79,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     messages.push({ role: 'user', content: results });
   }
 }
+//<
 
 function finalText(content: Anthropic.ContentBlock[]): string {
   return content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
