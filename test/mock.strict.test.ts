@@ -180,6 +180,22 @@ describe('routing', () => {
     expect(ok.content[0]).toMatchObject({ type: 'tool_use', name: 'rm_rf' });
   });
 
+  it('the agent may send back a refusal for a call the mock made to an unoffered tool', async () => {
+    const m = await mock({ main: { turns: [{ tool_calls: [{ name: 'rm_rf', input: {} }], allow_unoffered: true }, { text: 'understood' }] } });
+    const first = (await send(m, { tools, ...sys('s', 'go') })) as Anthropic.Message;
+    const call = first.content[0] as Anthropic.ToolUseBlock;
+    const next = (await send(m, {
+      tools,
+      system: 's',
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'rm_rf is not available', is_error: true }] },
+      ],
+    })) as Anthropic.Message;
+    expect(next.content[0]).toMatchObject({ text: 'understood' });
+  });
+
   it('two tracks answered in parallel are routed by content, each with its own turn counter', async () => {
     const m = await mock(
       {

@@ -30,7 +30,10 @@ function apiPath(where: string): string {
  * Checks a /v1/messages (or count_tokens) body. Returns the first problem found,
  * or null when the request is acceptable.
  */
-export function validateRequest(body: unknown, opts: { countTokens: boolean }): Rejection | null {
+export function validateRequest(
+  body: unknown,
+  opts: { countTokens: boolean; unofferedIds?: ReadonlySet<string> },
+): Rejection | null {
   if (!isObj(body)) return bad('Request body must be a JSON object.');
 
   const model = body.model;
@@ -119,7 +122,9 @@ export function validateRequest(body: unknown, opts: { countTokens: boolean }): 
   for (const [k, msg] of merged.entries()) {
     if (msg.role === 'assistant') {
       for (const { block, where } of msg.blocks) {
-        if (block.type === 'tool_use' && !toolNames.has(String(block.name))) {
+        // A call the mock itself made to an unoffered tool (a turn with allow_unoffered)
+        // is history the agent cannot help carrying; anything else is the agent's doing.
+        if (block.type === 'tool_use' && !toolNames.has(String(block.name)) && !opts.unofferedIds?.has(String(block.id))) {
           return bad(`${apiPath(where)}: tool_use names a tool that is not in \`tools\`: ${String(block.name)}`);
         }
       }
