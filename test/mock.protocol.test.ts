@@ -1,6 +1,9 @@
 // The wire protocol, checked with the real SDK against the mock: JSON and SSE
 // answers, count_tokens, headers, injected errors and the SDK's own retries.
 
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
@@ -129,6 +132,24 @@ describe('POST /v1/messages', () => {
     expect(parts.length).toBeGreaterThanOrEqual(3);
     expect(JSON.parse(parts.join(''))).toEqual(input);
     expect(final).toEqual(await client(b).messages.create(req));
+  });
+});
+
+describe('event log file', () => {
+  it('appends every event as one JSON line, in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mock-log-'));
+    try {
+      const logFile = join(dir, 'events.jsonl');
+      const m = await mock({ main: { turns: [{ error: { status: 500 } }, { text: 'ok' }] } }, { logFile });
+      await client(m, 0).messages.create(ask()).catch(() => undefined);
+      await client(m, 0).messages.create(ask());
+      const lines = (await readFile(logFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as unknown);
+      expect(lines).toEqual(JSON.parse(JSON.stringify(m.events)));
+      expect(m.events.map((e) => e.type)).toEqual(['request', 'error', 'request', 'response']);
+      expect(m.events.map((e) => e.seq)).toEqual([1, 1, 2, 2]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
