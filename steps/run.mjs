@@ -16,6 +16,10 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.exit(2);
 }
 
+// Node >= 22.1 can cache compiled code between runs; it roughly halves start-up.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
+
 try {
   await import('@anthropic-ai/sdk');
   if (!nativeTypeScript) {

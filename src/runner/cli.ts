@@ -12,7 +12,6 @@ import { ScenarioError, type Scenario } from '../mock/index.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, isReady, loadScenarioFile } from './scenarios.ts';
 import { runChapter, writeTree, loadChapterModule, oneLine, type RunResult } from './run-chapter.ts';
 import { renderTranscript, usageTable } from './transcript.ts';
-import { defaultExerciseDir, makeExercise, checkExercise, showSolution, exerciseProgress } from './exercise-cli.ts';
 
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
@@ -105,6 +104,8 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
 
   if (args.diff) return diff(chapter);
   if (classroom.length === 1) {
+    // Loaded only when asked for: the demo path stays as small as it can be.
+    const { defaultExerciseDir, makeExercise, checkExercise, showSolution } = await import('./exercise-cli.ts');
     const flag = classroom[0];
     const dir = args[flag] === '' ? defaultExerciseDir(chapter) : path.resolve(String(args[flag]));
     const print = (s: string) => console.log(s);
@@ -147,6 +148,7 @@ function parseChapter(text: string): Chapter {
 }
 
 async function list(c: ChalkInstance): Promise<number> {
+  const { exerciseProgress } = await import('./exercise-cli.ts');
   const progress = await exerciseProgress();
   for (const ch of CHAPTERS) {
     const ready = isReady(ch);

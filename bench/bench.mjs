@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// The benchmark: median wall time and peak memory of `node steps/run.mjs N` for every
+// written chapter, and the wall time of the whole test suite. Numbers are measured
+// here, never asserted in tests: machines differ, and a timing test is a flaky test.
+//
+//   npm run bench                 every written chapter, 7 runs each, plus npm test once
+//   npm run bench -- 11 --runs 15 one chapter, more runs
+//   npm run bench -- --no-suite   skip the test suite
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import minimist from 'minimist';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help'], default: { suite: true, runs: 7 } });
+if (args.help) {
+  console.log('Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite]');
+  process.exit(0);
+}
+const runs = Number(args.runs);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`--runs must be a positive whole number (got ${args.runs})`);
+  process.exit(2);
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Run a command `times` times; wall times in ms and peak RSS in MiB (from the preload). */
+function measure(command, commandArgs, times) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-'));
+  const rssFile = path.join(scratch, 'rss');
+  const walls = [];
+  try {
+    for (let i = 0; i < times; i++) {
+      const started = performance.now();
+      const r = spawnSync(command, commandArgs, {
+        cwd: root,
+        env: { ...process.env, BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
+        encoding: 'utf8',
+        shell: process.platform === 'win32',
+      });
+      walls.push(performance.now() - started);
+      if (r.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} exited ${r.status}:\n${r.stdout}${r.stderr}`);
+    }
+    let rss = [];
+    try { rss = readFileSync(rssFile, 'utf8').trim().split('\n').map(Number); } catch { /* the command was not node */ }
+    return { wall: median(walls), min: Math.min(...walls), rssMiB: rss.length ? Math.max(...rss) / 1024 : undefined };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const { CHAPTERS_WRITTEN } = await (async () => {
+  const listing = spawnSync(process.execPath, [path.join(root, 'steps/run.mjs'), '--list'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const written = listing.stdout.split('\n').filter((l) => l.trim() && !l.includes('(not written yet)')).map((l) => Number(/^\D*(\d+)/.exec(l)?.[1])).filter(Number.isInteger);
+  return { CHAPTERS_WRITTEN: written };
+})();
+const chapters = args._.length ? args._.map(Number) : CHAPTERS_WRITTEN;
+
+console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)\n`);
+console.log('command                          median     min   peak RSS');
+const preload = ['--import', path.join(root, 'bench/rss-on-exit.mjs')];
+for (const n of chapters) {
+  measure(process.execPath, [...preload, 'steps/run.mjs', String(n)], 1); // warm the loader's cache
+  const m = measure(process.execPath, [...preload, 'steps/run.mjs', String(n)], runs);
+  console.log(`node steps/run.mjs ${String(n).padEnd(13)} ${m.wall.toFixed(0).padStart(6)} ms ${m.min.toFixed(0).padStart(5)} ms ${m.rssMiB?.toFixed(0).padStart(6)} MiB`);
+}
+if (args.suite) {
+  const m = measure(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['test', '--silent'], 1);
+  console.log(`npm test                         ${(m.wall / 1000).toFixed(1).padStart(6)} s`);
+}

@@ -1,0 +1,135 @@
+// The runner as a user meets it: bad input gets one line and exit code 2, good input
+// runs and verifies itself, temp folders never outlive a run. Most cases call main()
+// in-process (fast); one spawns the real `node steps/run.mjs` end to end.
+
+import { describe, it, expect, vi, afterEach } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { main } from '../src/runner/cli.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
+
+async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { out += `${a.join(' ')}\n`; });
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { err += `${a.join(' ')}\n`; });
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
+  try {
+    const code = await main(argv);
+    return { code, out, err };
+  } finally {
+    log.mockRestore(); error.mockRestore(); write.mockRestore();
+  }
+}
+
+const runDirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith('subagents-run-'));
+
+afterEach(() => { delete process.env.ANTHROPIC_API_KEY; });
+
+describe('bad input: one line, exit 2', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['no chapter', [], /which chapter\?/],
+    ['unknown chapter', ['99'], /unknown chapter "99"/],
+    ['not a number', ['eleven'], /unknown chapter "eleven"/],
+    ['unknown flag', ['11', '--frobnicate'], /unknown option --frobnicate/],
+    ['unknown case', ['11', '--case', 'nope'], /chapter 11 has no case "nope"; its cases: demo/],
+    ['flag without value', ['11', '--case'], /--case needs a value/],
+    ['missing scenario file', ['11', '--scenario', 'no/such/file.json'], /no\/such\/file\.json/],
+  ];
+  for (const [name, argv, pattern] of cases) {
+    it(name, async () => {
+      const r = await run(argv);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(pattern);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).not.toMatch(/\n\s+at /); // no stack trace
+    });
+  }
+
+  it('a malformed scenario names the file and the JSON path', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
+    try {
+      const file = path.join(dir, 'bad.json');
+      writeFileSync(file, JSON.stringify({ title: 't', prompts: ['x'], tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file' }] }] } } }));
+      const r = await run(['11', '--scenario', file]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain('bad.json');
+      expect(r.err).toContain('$.tracks.main.turns[0].tool_calls[0]');
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--live without a key says so and exits 2', async () => {
+    delete process.env.ANTHROPIC_API_KEY;
+    const r = await run(['11', '--live']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});
+
+describe('good input', () => {
+  it('--help and --list', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('Usage: node steps/run.mjs');
+    const list = await run(['--list']);
+    expect(list.code).toBe(0);
+    expect(list.out).toMatch(/11\s+Sub-agents: fork-return/);
+  });
+
+  it('a run checks its expectations, prints a verdict and removes its temp folder', async () => {
+    const before = runDirs();
+    const r = await run(['11']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/PASS \d+\/\d+ expectations/);
+    expect(r.out).toContain('explorer ⏺ read_file');
+    expect(runDirs()).toEqual(before);
+  });
+
+  it('--keep keeps the workspace and says where', async () => {
+    const r = await run(['1', '--keep']);
+    const kept = /workspace kept at (\S+)/.exec(r.out)?.[1];
+    expect(kept).toBeDefined();
+    expect(existsSync(path.join(kept!, 'work', 'greeting.txt'))).toBe(true);
+    rmSync(kept!, { recursive: true, force: true });
+  });
+
+  it('--json reports requests, tool calls, usage per agent and expectations', async () => {
+    const r = await run(['11', '--json']);
+    const report = JSON.parse(r.out);
+    expect(report.ok).toBe(true);
+    expect(report.tool_calls.map((t: { name: string }) => t.name)).toEqual(['agent', 'read_file']);
+    expect(Object.keys(report.usage_by_track).sort()).toEqual(['explorer', 'main']);
+    expect(report.requests.length).toBe(4);
+  });
+
+  it('--diff shows what chapter 11 added, with no OS tricks', async () => {
+    const r = await run(['11', '--diff']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('+++ b/steps/11-subagents/subagent.ts');
+    expect(r.out).toMatch(/^\+export async function runSubagent/m);
+  });
+
+  it('--trace shows each request shape and usage', async () => {
+    const r = await run(['11', '--trace']);
+    expect(r.out).toMatch(/→ request #1 .*tools \[read_file, .*agent\]/);
+    expect(r.out).toMatch(/← usage: input \d+, cache write \d+, cache read \d+, output \d+/);
+  });
+
+  it('a failing expectation exits 1 (a scenario written for chapter 11, run on chapter 2)', async () => {
+    const r = await run(['2', '--scenario', path.join(ROOT, 'scenarios/11-subagents/demo.json')]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('FAIL');
+  });
+});
+
+it('end to end: `node steps/run.mjs 1` in a child process, colours off when not a terminal', () => {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1'], { encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain('main ⎿ hello from the agent loop');
+  expect(r.stdout).not.toMatch(/\u001b\[/);
+}, 30_000);
