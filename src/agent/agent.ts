@@ -70,6 +70,9 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     }
     if (calls.length === 0) return finalText(response.content);
 
+    //> 1 answer-tools
+    //! hint: Run each tool call with runTool and collect the tool_result blocks it returns,
+    //! hint: then push them all as ONE user message, so the next call can see them.
     // Every tool_use must be answered, in one user message, before the model is called again.
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const call of calls) {
@@ -77,6 +80,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       results.push(await runTool(call, config));
     }
     messages.push({ role: 'user', content: results });
+    //<
   }
 }
 //<
