@@ -4,14 +4,21 @@
 //
 // `agentLoop` runs the loop for one configuration (model, system prompt, tools and
 // the message array). `Session` is the main agent: it keeps the conversation between
-// prompts. Chapter 11's sub-agents are the
-// same `agentLoop` with another configuration, not a second implementation.
+// prompts.
+//> 11 header-subagents
+// A sub-agent (subagent.ts) is this same `agentLoop` with another configuration,
+// not a second implementation.
+//<
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost, Terminal } from './main.ts';
 import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
+//> 3 agent-import-prompt
+import { renderSystemPrompt, type PromptParts } from './prompt.ts';
+//<
 //> 8 agent-import-ledger
 import { Ledger } from './ledger.ts';
+import { withBreakpoints } from './cache.ts';
 //<
 //> 11 agent-import-subagent
 import { agentTool } from './subagent.ts';

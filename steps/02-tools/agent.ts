@@ -5,8 +5,7 @@
 //
 // `agentLoop` runs the loop for one configuration (model, system prompt, tools and
 // the message array). `Session` is the main agent: it keeps the conversation between
-// prompts. Chapter 11's sub-agents are the
-// same `agentLoop` with another configuration, not a second implementation.
+// prompts.
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost, Terminal } from './main.ts';
