@@ -43,11 +43,13 @@ Classroom:
 
 Maintenance:
   --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
+  --selfcheck          apply every mutation in src/tooling/mutations.ts and show
+                       that the scenarios catch each one
   -h, --help           this help
 
 Environment: NO_COLOR turns colours off; so does output that is not a terminal.`;
 
-const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'help'];
+const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'selfcheck', 'help'];
 const STRING_FLAGS = ['case', 'scenario', 'model'];
 const OPTIONAL_DIR_FLAGS = ['exercise', 'check', 'solution'];   // --flag [DIR]
 
@@ -92,6 +94,10 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     const { runGen } = await import('../tooling/gen-cli.ts');
     const { docTranscript } = await import('./doc-transcript.ts');
     return runGen(args.check !== undefined ? ['--check'] : [], undefined, docTranscript);
+  }
+  if (args.selfcheck) {
+    const { runSelfcheck } = await import('../tooling/selfcheck.ts');
+    return runSelfcheck(ROOT);
   }
   if (args.list) return list(c);
   const classroom = OPTIONAL_DIR_FLAGS.filter((f) => args[f] !== undefined);
