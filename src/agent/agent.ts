@@ -61,9 +61,15 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     const response = await config.client.messages.create({
       model: config.model,
       max_tokens: MAX_TOKENS,
+      //> 1-7 request-prefix
       system: config.system,
       tools: config.tools.map((t) => t.spec),
       messages,
+      //<
+      //> 8 request-breakpoints
+      // The same bytes as before, plus cache_control markers on copies: see cache.ts.
+      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages),
+      //<
     });
     //> 8 loop-ledger-add
     config.ledger.add(response.usage);

@@ -49,7 +49,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   model: { track: 'track', equals: 'string' },
   fresh_context: { track: 'track', messages: 'positive' },
   isolated: { track: 'track', from: 'track' },
-  ledger: { tracks: 'tracks' },
+  ledger: { tracks: 'tracks', cost: 'boolean' },
 };
 const REQUIRED_IN_KIND: Record<string, string[]> = {
   tool_result: ['track', 'tool'],

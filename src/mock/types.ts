@@ -130,8 +130,10 @@ export type ExpectationCheck =
   /** No request of `track` carries any tool call that `from` made: its work stayed out of track's context. */
   | { isolated: { track: string; from: string } }
   /** The agent's final `ledger:` line (chapter 8 on) equals the sum of the usage the mock
-   *  reported to the listed tracks (default: every track). */
-  | { ledger: { tracks?: string[] } };
+   *  reported to the listed tracks (default: every track). `cost: true`: the `cost:` line
+   *  after it also equals that usage at the documented prices (uncached input ×1, 5-minute
+   *  cache write ×1.25, 1-hour write ×2, cache read ×0.1), in input-token equivalents. */
+  | { ledger: { tracks?: string[]; cost?: boolean } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.

@@ -227,7 +227,17 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     const sum = (f: (r: ResponseEvent) => number) => responses.reduce((a, r) => a + f(r), 0);
     const expected = `ledger: calls=${responses.length} input=${sum((r) => r.usage.input_tokens)} output=${sum((r) => r.usage.output_tokens)} ` +
       `cache_write=${sum((r) => r.usage.cache_creation_input_tokens)} cache_read=${sum((r) => r.usage.cache_read_input_tokens)}`;
-    return line.trim() === expected ? true : `the agent reported "${line.trim()}", the API reported "${expected}"`;
+    if (line.trim() !== expected) return `the agent reported "${line.trim()}", the API reported "${expected}"`;
+    if (exp.ledger.cost) {
+      // The documented multipliers, in hundredths so the sum is exact: 1.25 = 125, 0.1 = 10.
+      const cost = sum((r) => r.usage.input_tokens * 100 + r.usage.cache_creation.ephemeral_5m_input_tokens * 125 +
+        r.usage.cache_creation.ephemeral_1h_input_tokens * 200 + r.usage.cache_read_input_tokens * 10) / 100;
+      const costLine = seen.terminal.split('\n').reverse().find((l) => l.startsWith('cost: '));
+      if (!costLine) return 'the agent printed no "cost:" line';
+      const reported = Number(/^cost: ([\d.]+) /.exec(costLine)?.[1]);
+      if (reported !== cost) return `the agent reported "${costLine.trim()}", the API's usage at the documented prices is ${cost}`;
+    }
+    return true;
   }
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
 }

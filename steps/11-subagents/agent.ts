@@ -5,13 +5,16 @@
 //
 // `agentLoop` runs the loop for one configuration (model, system prompt, tools and
 // the message array). `Session` is the main agent: it keeps the conversation between
-// prompts. Chapter 11's sub-agents are the
-// same `agentLoop` with another configuration, not a second implementation.
+// prompts.
+// A sub-agent (subagent.ts) is this same `agentLoop` with another configuration,
+// not a second implementation.
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost, Terminal } from './main.ts';
 import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
+import { renderSystemPrompt, type PromptParts } from './prompt.ts';
 import { Ledger } from './ledger.ts';
+import { withBreakpoints } from './cache.ts';
 import { agentTool } from './subagent.ts';
 
 const MAX_TOKENS = 4096;
@@ -42,9 +45,8 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     const response = await config.client.messages.create({
       model: config.model,
       max_tokens: MAX_TOKENS,
-      system: config.system,
-      tools: config.tools.map((t) => t.spec),
-      messages,
+      // The same bytes as before, plus cache_control markers on copies: see cache.ts.
+      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages),
     });
     config.ledger.add(response.usage);
     messages.push({ role: 'assistant', content: response.content });
