@@ -26,8 +26,10 @@ import { agentTool } from './subagent.ts';
 
 const MAX_TOKENS = 4096;
 
+//> 1-2 fixed-system-prompt
 // A fixed one-line prompt for now; chapter 3 renders a real one.
 const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
+//<
 
 /** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
 export interface LoopConfig {
@@ -44,6 +46,9 @@ export interface LoopConfig {
   //> 11 config-depth
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
+  //<
+  //> 11 config-prompt-parts
+  promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
   //<
 }
 
@@ -109,11 +114,22 @@ export class Session {
   readonly ledger = new Ledger();
   //<
 
+  //> 1-2 session-constructor-fixed
   constructor(client: Anthropic, host: AgentHost) {
+  //<
+  //> 3 session-constructor-parts
+  /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
+  constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
+  //<
     this.config = {
       client,
       model: host.model,
+      //> 1-2 session-system-fixed
       system: SYSTEM_PROMPT,
+      //<
+      //> 3 session-system-rendered
+      system: renderSystemPrompt(parts),   // the bytes every call of this session sends
+      //<
       tools: [
         ...BASE_TOOLS,
         //> 11 session-agent-tool
@@ -129,6 +145,9 @@ export class Session {
       //> 11 session-depth
       depth: 0,
       maxTurns: 50,
+      //<
+      //> 11 session-prompt-parts
+      promptParts: parts,
       //<
     };
   }

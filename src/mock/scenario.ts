@@ -39,6 +39,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   requests: { track: 'track', count: 'count', min: 'count', max: 'count' },
   tools: { track: 'track', include: 'strings', exclude: 'strings', exactly: 'strings' },
   system: { track: 'track', includes: 'string', excludes: 'string' },
+  system_stable: { track: 'track' },
   never: { track: 'track' },
   streamed: { track: 'track', min_deltas: 'count' },
   usage: {
@@ -57,6 +58,7 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   requests: ['track'],
   tools: ['track'],
   system: ['track'],
+  system_stable: ['track'],
   never: ['track'],
   streamed: ['track'],
   usage: ['track', 'request'],

@@ -114,6 +114,8 @@ export type ExpectationCheck =
   | { tools: { track: string; include?: string[]; exclude?: string[]; exactly?: string[] } }
   /** Every request of a track had a system prompt that includes / excludes text. */
   | { system: { track: string; includes?: string; excludes?: string } }
+  /** Every request of a track (at least two) sent byte-identical system text: rendered once, reused. */
+  | { system_stable: { track: string } }
   /** No request was routed to this track (e.g. a nested sub-agent that must not start). */
   | { never: { track: string } }
   /** The requests of a track asked for streaming and were answered with ≥ min_deltas deltas. */

@@ -162,6 +162,13 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     }
     return true;
   }
+  if ('system_stable' in exp) {
+    const t = exp.system_stable.track;
+    const reqs = requestsOf(events, t);
+    if (reqs.length < 2) return `${t} sent ${reqs.length} request(s); stability needs at least two`;
+    const changed = reqs.find((r) => r.system_text !== reqs[0]!.system_text);
+    return changed ? `${t} request #${changed.seq} sent other system bytes than request #${reqs[0]!.seq}` : true;
+  }
   if ('never' in exp) {
     const n = requestsOf(events, exp.never.track).length;
     return n === 0 ? true : `${exp.never.track} received ${n} request(s); it should never have started`;

@@ -16,8 +16,6 @@ import { withBreakpoints } from './cache.ts';
 
 const MAX_TOKENS = 4096;
 
-// A fixed one-line prompt for now; chapter 3 renders a real one.
-const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
 
 /** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
 export interface LoopConfig {
@@ -70,11 +68,12 @@ export class Session {
   readonly config: LoopConfig;
   readonly ledger = new Ledger();
 
-  constructor(client: Anthropic, host: AgentHost) {
+  /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
+  constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
     this.config = {
       client,
       model: host.model,
-      system: SYSTEM_PROMPT,
+      system: renderSystemPrompt(parts),   // the bytes every call of this session sends
       tools: [
         ...BASE_TOOLS,
       ],

@@ -19,8 +19,6 @@ import { agentTool } from './subagent.ts';
 
 const MAX_TOKENS = 4096;
 
-// A fixed one-line prompt for now; chapter 3 renders a real one.
-const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
 
 /** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
 export interface LoopConfig {
@@ -34,6 +32,7 @@ export interface LoopConfig {
   ledger: Ledger;           // token usage of this agent
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
+  promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
 }
 
 /** Run the loop until the model stops asking for tools; returns its final text. */
@@ -77,11 +76,12 @@ export class Session {
   readonly config: LoopConfig;
   readonly ledger = new Ledger();
 
-  constructor(client: Anthropic, host: AgentHost) {
+  /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
+  constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
     this.config = {
       client,
       model: host.model,
-      system: SYSTEM_PROMPT,
+      system: renderSystemPrompt(parts),   // the bytes every call of this session sends
       tools: [
         ...BASE_TOOLS,
         agentTool,
@@ -92,6 +92,7 @@ export class Session {
       ledger: this.ledger,
       depth: 0,
       maxTurns: 50,
+      promptParts: parts,
     };
   }
 

@@ -15,6 +15,7 @@ import { APIError } from '@anthropic-ai/sdk';
 import { agentLoop, type LoopConfig } from './agent.ts';
 import type { Tool } from './tools.ts';
 import { Ledger } from './ledger.ts';
+import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
 
 export const AGENT_TOOL_NAME = 'agent';
 
@@ -26,6 +27,8 @@ interface AgentType {
   /** Its own model, when the type has one; otherwise it inherits the parent's. */
   model?: string;
   systemPrompt: string;
+  /** Whether it also starts with the CLAUDE.md hierarchy and the session's git status. */
+  projectContext: boolean;
 }
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
@@ -38,16 +41,19 @@ export const AGENT_TYPES: Record<string, AgentType> = {
     tools: READ_ONLY,
     model: 'claude-haiku-4-5',
     systemPrompt: 'You are an explore sub-agent: a fast, read-only code searcher. Use read_file, list_files and grep_search to answer the task, then reply with a short, factual report. You cannot modify files or run commands.',
+    projectContext: false,   // kept small and fast: no CLAUDE.md, no git status
   },
   plan: {
     description: 'Read-only analysis that returns a step-by-step implementation plan.',
     tools: READ_ONLY,
     systemPrompt: 'You are a plan sub-agent. Read the relevant code with your read-only tools, then reply with a structured plan: Goal, Files to change, Steps (numbered), Risks. Do not write code.',
+    projectContext: false,
   },
   general: {
     description: 'A general-purpose worker with every tool except starting other sub-agents.',
     tools: '*',
     systemPrompt: 'You are a general-purpose sub-agent. Complete the task with your tools, then reply with a concise report of what you found or changed. Your report is all the caller will see.',
+    projectContext: true,
   },
 };
 
@@ -78,6 +84,17 @@ export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
   return allowed.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
 }
 
+/**
+ * A sub-agent's system prompt: its type's own, then (unless the type is explore or plan)
+ * the CLAUDE.md hierarchy and the git status the MAIN session gathered at its start (not
+ * a new snapshot). Never the output style or the memory: those belong to the main
+ * conversation with the user, not to a worker.
+ */
+function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
+  if (!type.projectContext) return type.systemPrompt;
+  return [type.systemPrompt, claudeMdSection(parts.claudeMd), gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\n\n');
+}
+
 /** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
@@ -91,7 +108,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   const config: LoopConfig = {
     client: parent.client,
     model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),
-    system: type.systemPrompt,
+    system: subagentSystemPrompt(type, parent.promptParts),
     tools: toolsFor(type, parent.tools),
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
@@ -99,6 +116,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     ledger: new Ledger(),
     depth: parent.depth + 1,
     maxTurns: 20,
+    promptParts: parent.promptParts,
   };
   const label = typeof input.description === 'string' ? input.description : typeName;
   try {
