@@ -16,6 +16,9 @@ import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 //> 3 agent-import-prompt
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
 //<
+//> 6 agent-import-permissions
+import { permissionMode, type Permissions } from './permissions.ts';
+//<
 //> 8 agent-import-ledger
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
@@ -40,6 +43,9 @@ export interface LoopConfig {
   messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
   cwd: string;
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  //> 6 config-permissions
+  permissions: Permissions; // the gate's mode and who answers its questions
+  //<
   //> 8 config-ledger
   ledger: Ledger;           // token usage of this agent
   //<
@@ -139,6 +145,9 @@ export class Session {
       messages: [],
       cwd: host.cwd,
       terminal: host.terminal,
+      //> 6 session-permissions
+      permissions: { mode: permissionMode(host), ask: host.ask },
+      //<
       //> 8 session-config-ledger
       ledger: this.ledger,
       //<

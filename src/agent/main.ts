@@ -10,6 +10,9 @@ import { Session } from './agent.ts';
 //> 3 main-import-prompt
 import { gatherPromptParts } from './prompt.ts';
 //<
+//> 6 main-import-permissions
+import type { PermissionQuestion } from './permissions.ts';
+//<
 //> 4 main-import-cli
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -34,6 +37,10 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   argv: string[];       // command-line flags
   terminal: Terminal;
+  //> 6 host-ask
+  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
+  ask?(question: PermissionQuestion): Promise<boolean>;
+  //<
 }
 
 //> 1-3 run-session-signature

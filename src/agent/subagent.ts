@@ -123,6 +123,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },
+    permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not
     ledger: new Ledger(),
     depth: parent.depth + 1,
     maxTurns: 20,

@@ -1,7 +1,13 @@
 // The tools the model may call, and the one function that runs a call. A tool is a
 // spec (what the model is told: name, description, JSON schema of the input) plus a
-// `run` function (what really happens). This file does not decide *whether* a call
-// may run; that gate arrives in chapter 6.
+// `run` function (what really happens).
+//> 1-5 tools-header-no-gate
+// This file does not decide *whether* a call may run; that gate arrives in chapter 6.
+//<
+//> 6 tools-header-gate
+// Whether a call may run is not decided here: runTool asks the permission gate
+// (permissions.ts) first, and a refused call never reaches `run`.
+//<
 
 import { readFile } from 'node:fs/promises';
 //> 2 tools-imports
@@ -11,6 +17,9 @@ import { exec } from 'node:child_process';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './agent.ts';
+//> 6 tools-import-permissions
+import { decide } from './permissions.ts';
+//<
 //> 11 tools-import-agent
 import { AGENT_TOOL_NAME } from './subagent.ts';
 //<
@@ -173,6 +182,15 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);
+    //> 6 permission-gate
+    //! hint: Ask decide() before tool.run; a refusal throws "Permission denied: <reason>" so it
+    //! hint: comes back as an is_error result and the tool never runs.
+    const decision = await decide(call.name, input, config);
+    if (!decision.allow) {
+      config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
+      throw new Error(`Permission denied: ${decision.reason}`);
+    }
+    //<
     return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
   } catch (err) {
     // A failure is information for the model, not a crash: it can read it and try another way.

@@ -41,6 +41,7 @@ interface ChapterModule {
   runSession(prompts: string[], host: {
     cwd: string; home: string; apiKey: string; baseURL?: string; model: string;
     env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
+    ask?(question: { tool: string }): Promise<boolean>;
   }): Promise<void>;
 }
 
@@ -67,6 +68,23 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   let output = '';
   const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile });
   let crash: string | undefined;
+  // Permission prompts (chapter 6 on) are answered from the scenario's `answers`, in order.
+  // A prompt for another tool, or one with no answer left, is a scenario failure, and so is
+  // an answer nobody asked for: the script and the agent disagree about what needs a yes.
+  const answers = [...(opts.scenario.answers ?? [])];
+  const problems: string[] = [];
+  const ask = async (question: { tool: string }): Promise<boolean> => {
+    const next = answers.shift();
+    if (!next) {
+      problems.push(`the agent asked permission for ${question.tool}, but the scenario has no answer left`);
+      return false;
+    }
+    if (next.tool !== question.tool) {
+      problems.push(`the agent asked permission for ${question.tool}, but the next scripted answer is for ${next.tool}`);
+      return false;
+    }
+    return next.allow;
+  };
   try {
     await writeTree(workspace, opts.scenario.files);
     await writeTree(home, opts.scenario.home_files);
@@ -80,6 +98,7 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
       env: { ...opts.scenario.env },
       argv: opts.scenario.argv ?? [],
       terminal: { write: (text) => { output += text; } },
+      ask,
     });
   } catch (err) {
     crash = oneLine(err);
@@ -87,9 +106,11 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
     await mock.close();
   }
   try {
+    for (const a of answers) problems.push(`the scenario's answer for ${a.tool} (allow: ${a.allow}) was never asked for`);
+    const failures = [...mock.failures, ...problems];
     const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
-    const ok = !crash && mock.failures.length === 0 && expectations.every((e) => e.ok);
-    return { events: mock.events, failures: mock.failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started };
+    const ok = !crash && failures.length === 0 && expectations.every((e) => e.ok);
+    return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started };
   } finally {
     if (!opts.keep) await rm(tempDir, { recursive: true, force: true });
   }

@@ -1,8 +1,8 @@
 // GENERATED from src/agent/tools.ts for chapter 2 (tools). Do not edit: change src/agent/tools.ts and run npm run gen.
 // The tools the model may call, and the one function that runs a call. A tool is a
 // spec (what the model is told: name, description, JSON schema of the input) plus a
-// `run` function (what really happens). This file does not decide *whether* a call
-// may run; that gate arrives in chapter 6.
+// `run` function (what really happens).
+// This file does not decide *whether* a call may run; that gate arrives in chapter 6.
 
 import { readFile } from 'node:fs/promises';
 import { writeFile, readdir, mkdir } from 'node:fs/promises';

@@ -11,6 +11,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost, Terminal } from './main.ts';
 import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
+import { permissionMode, type Permissions } from './permissions.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
 
@@ -26,6 +27,7 @@ export interface LoopConfig {
   messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
   cwd: string;
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  permissions: Permissions; // the gate's mode and who answers its questions
   ledger: Ledger;           // token usage of this agent
 }
 
@@ -80,6 +82,7 @@ export class Session {
       messages: [],
       cwd: host.cwd,
       terminal: host.terminal,
+      permissions: { mode: permissionMode(host), ask: host.ask },
       ledger: this.ledger,
     };
   }

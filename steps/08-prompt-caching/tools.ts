@@ -1,8 +1,9 @@
 // GENERATED from src/agent/tools.ts for chapter 8 (prompt-caching). Do not edit: change src/agent/tools.ts and run npm run gen.
 // The tools the model may call, and the one function that runs a call. A tool is a
 // spec (what the model is told: name, description, JSON schema of the input) plus a
-// `run` function (what really happens). This file does not decide *whether* a call
-// may run; that gate arrives in chapter 6.
+// `run` function (what really happens).
+// Whether a call may run is not decided here: runTool asks the permission gate
+// (permissions.ts) first, and a refused call never reaches `run`.
 
 import { readFile } from 'node:fs/promises';
 import { writeFile, readdir, mkdir } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { exec } from 'node:child_process';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './agent.ts';
+import { decide } from './permissions.ts';
 
 /** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
 export interface Tool {
@@ -148,6 +150,11 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);
+    const decision = await decide(call.name, input, config);
+    if (!decision.allow) {
+      config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
+      throw new Error(`Permission denied: ${decision.reason}`);
+    }
     return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
   } catch (err) {
     // A failure is information for the model, not a crash: it can read it and try another way.

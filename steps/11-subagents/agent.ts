@@ -13,6 +13,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost, Terminal } from './main.ts';
 import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
+import { permissionMode, type Permissions } from './permissions.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
 import { agentTool } from './subagent.ts';
@@ -29,6 +30,7 @@ export interface LoopConfig {
   messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
   cwd: string;
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  permissions: Permissions; // the gate's mode and who answers its questions
   ledger: Ledger;           // token usage of this agent
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
@@ -89,6 +91,7 @@ export class Session {
       messages: [],
       cwd: host.cwd,
       terminal: host.terminal,
+      permissions: { mode: permissionMode(host), ask: host.ask },
       ledger: this.ledger,
       depth: 0,
       maxTurns: 50,

@@ -9,6 +9,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Session } from './agent.ts';
 import { gatherPromptParts } from './prompt.ts';
+import type { PermissionQuestion } from './permissions.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseFlags, HELP, sessionFile, loadSession, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
@@ -31,6 +32,8 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   argv: string[];       // command-line flags
   terminal: Terminal;
+  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
+  ask?(question: PermissionQuestion): Promise<boolean>;
 }
 
 /** One session: each prompt is sent in turn, as if the user typed it. `prompts` is a list
