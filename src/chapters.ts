@@ -16,7 +16,7 @@ export const CHAPTERS: readonly Chapter[] = [
   { n: 2, slug: 'tools', title: 'Tools', canNow: 'read, write, edit, list, grep and run shell; failures go back as is_error results', written: true },
   { n: 3, slug: 'system-prompt', title: 'The system prompt', canNow: 'render its prompt once per session (CLAUDE.md, memory, style, env, git) and reuse the bytes', written: true },
   { n: 4, slug: 'cli-sessions', title: 'CLI and sessions', canNow: 'take flags, run as a REPL or one-shot --print, save and --resume sessions', written: true },
-  { n: 5, slug: 'streaming', title: 'Streaming', canNow: 'stream text and tool input as the model generates them', written: false },
+  { n: 5, slug: 'streaming', title: 'Streaming', canNow: 'stream text and tool input as the model generates them', written: true },
   { n: 6, slug: 'permissions', title: 'Permissions', canNow: 'gate every tool call by mode; deny dangerous commands and paths outside the workspace', written: true },
   { n: 7, slug: 'context', title: 'Context', canNow: 'count tokens and compact history without breaking tool_use/tool_result pairs', written: false },
   { n: 8, slug: 'prompt-caching', title: 'Prompt caching', canNow: 'place cache breakpoints, read usage fields and keep a cost ledger', written: true },

@@ -16,6 +16,9 @@ import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 //> 3 agent-import-prompt
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
 //<
+//> 5 agent-import-stream
+import { streamMessage } from './stream.ts';
+//<
 //> 6 agent-import-permissions
 import { permissionMode, type Permissions } from './permissions.ts';
 //<
@@ -69,7 +72,13 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     //> 11 loop-turn-limit
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
     //<
+    //> 1-4 call-create
     const response = await config.client.messages.create({
+    //<
+    //> 5 call-stream
+    // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).
+    const response = await streamMessage(config.client, config.terminal, {
+    //<
       model: config.model,
       max_tokens: MAX_TOKENS,
       //> 1-7 request-prefix
@@ -89,7 +98,9 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
     const calls: Anthropic.ToolUseBlock[] = [];
     for (const block of response.content) {
+      //> 1-4 print-text
       if (block.type === 'text') config.terminal.write(`${block.text}\n`);
+      //<
       if (block.type === 'tool_use') calls.push(block);
     }
     if (calls.length === 0) return finalText(response.content);

@@ -11,6 +11,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost, Terminal } from './main.ts';
 import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
+import { streamMessage } from './stream.ts';
 import { permissionMode, type Permissions } from './permissions.ts';
 
 const MAX_TOKENS = 4096;
@@ -32,7 +33,8 @@ export interface LoopConfig {
 export async function agentLoop(config: LoopConfig): Promise<string> {
   const { messages } = config;
   while (true) {
-    const response = await config.client.messages.create({
+    // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).
+    const response = await streamMessage(config.client, config.terminal, {
       model: config.model,
       max_tokens: MAX_TOKENS,
       system: config.system,
@@ -43,7 +45,6 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
     const calls: Anthropic.ToolUseBlock[] = [];
     for (const block of response.content) {
-      if (block.type === 'text') config.terminal.write(`${block.text}\n`);
       if (block.type === 'tool_use') calls.push(block);
     }
     if (calls.length === 0) return finalText(response.content);
