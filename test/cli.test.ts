@@ -4,11 +4,13 @@
 
 import { describe, it, expect, vi, afterEach } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/runner/cli.ts';
-import { ROOT } from '../src/runner/scenarios.ts';
+import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { findChapter } from '../src/chapters.ts';
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -24,7 +26,6 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
   }
 }
 
-const runDirs = () => readdirSync(tmpdir()).filter((d) => d.startsWith('subagents-run-'));
 
 afterEach(() => { delete process.env.ANTHROPIC_API_KEY; });
 
@@ -81,13 +82,23 @@ describe('good input', () => {
     expect(list.out).toMatch(/11\s+Sub-agents: fork-return/);
   });
 
-  it('a run checks its expectations, prints a verdict and removes its temp folder', async () => {
-    const before = runDirs();
+  it('a run checks its expectations and prints a verdict', async () => {
     const r = await run(['11']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/PASS \d+\/\d+ expectations/);
     expect(r.out).toContain('explorer ⏺ read_file');
-    expect(runDirs()).toEqual(before);
+  });
+
+  it('the temp folder is removed after a run, a failing run and a crashing run', async () => {
+    const ch = findChapter(11)!;
+    for (const [file, codeDir] of [
+      ['scenarios/11-subagents/demo.json', snapshotDir(ch)],
+      ['scenarios/11-subagents/demo.json', snapshotDir(findChapter(2)!)],   // fails its expectations
+      ['scenarios/11-subagents/demo.json', path.join(ROOT, 'no-such-chapter-dir')],  // cannot even load
+    ] as const) {
+      const result = await runChapter({ codeDir, scenario: await loadScenarioFile(path.join(ROOT, file)), latencyScale: 0 });
+      expect(existsSync(result.tempDir), result.tempDir).toBe(false);
+    }
   });
 
   it('--keep keeps the workspace and says where', async () => {
@@ -104,7 +115,7 @@ describe('good input', () => {
     expect(report.ok).toBe(true);
     expect(report.tool_calls.map((t: { name: string }) => t.name)).toEqual(['agent', 'read_file']);
     expect(Object.keys(report.usage_by_track).sort()).toEqual(['explorer', 'main']);
-    expect(report.requests.length).toBe(4);
+    expect(report.requests.filter((q: { path: string }) => q.path === '/v1/messages').length).toBe(4);
   });
 
   it('--diff shows what chapter 11 added, with no OS tricks', async () => {
@@ -116,7 +127,7 @@ describe('good input', () => {
 
   it('--trace shows each request shape and usage', async () => {
     const r = await run(['11', '--trace']);
-    expect(r.out).toMatch(/→ request #1 .*tools \[read_file, .*agent\]/);
+    expect(r.out).toMatch(/→ request #\d+ .*tools \[read_file, .*agent\]/);
     expect(r.out).toMatch(/← usage: input \d+, cache write \d+, cache read \d+, output \d+/);
   });
 

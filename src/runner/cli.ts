@@ -239,7 +239,7 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown
     failures: r.failures, crash: r.crash ?? null,
     expectations: r.expectations,
     requests: r.events.filter((e) => e.type === 'request').map((e) => e.type === 'request' && {
-      seq: e.seq, track: e.track, turn: e.turn, model: e.model, stream: e.stream, tools: e.tool_names,
+      seq: e.seq, path: e.path, track: e.track, turn: e.turn, model: e.model, stream: e.stream, tools: e.tool_names,
       messages: (e.body.messages as unknown[] | undefined)?.length ?? 0, breakpoints: e.breakpoints,
     }),
     tool_calls: toolCalls, usage_by_track: usage, ms: Math.round(r.ms),
