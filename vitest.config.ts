@@ -6,5 +6,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['**/node_modules/**', '.tmp/**', 'exercises/**', 'test/fixtures/**'],
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
