@@ -18,7 +18,7 @@ export const CHAPTERS: readonly Chapter[] = [
   { n: 4, slug: 'cli-sessions', title: 'CLI and sessions', canNow: 'take flags, run as a REPL or one-shot --print, save and --resume sessions', written: true },
   { n: 5, slug: 'streaming', title: 'Streaming', canNow: 'stream text and tool input as the model generates them', written: true },
   { n: 6, slug: 'permissions', title: 'Permissions', canNow: 'gate every tool call by mode; deny dangerous commands and paths outside the workspace', written: true },
-  { n: 7, slug: 'context', title: 'Context', canNow: 'count tokens and compact history without breaking tool_use/tool_result pairs', written: false },
+  { n: 7, slug: 'context', title: 'Context', canNow: 'count tokens and compact history without breaking tool_use/tool_result pairs', written: true },
   { n: 8, slug: 'prompt-caching', title: 'Prompt caching', canNow: 'place cache breakpoints, read usage fields and keep a cost ledger', written: true },
   { n: 9, slug: 'skills', title: 'Skills', canNow: 'run /name prompt templates with frontmatter', written: false },
   { n: 10, slug: 'plan-mode', title: 'Plan mode', canNow: 'go read-only through the permission gate', written: false },

@@ -22,6 +22,9 @@ import { streamMessage } from './stream.ts';
 //> 6 agent-import-permissions
 import { permissionMode, type Permissions } from './permissions.ts';
 //<
+//> 7 agent-import-context
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
+//<
 //> 8 agent-import-ledger
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
@@ -49,6 +52,10 @@ export interface LoopConfig {
   //> 6 config-permissions
   permissions: Permissions; // the gate's mode and who answers its questions
   //<
+  //> 7 config-context
+  compactAt?: number;       // compact past this many tokens; undefined: never
+  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  //<
   //> 8 config-ledger
   ledger: Ledger;           // token usage of this agent
   //<
@@ -71,6 +78,9 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
   while (true) {
     //> 11 loop-turn-limit
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
+    //<
+    //> 7 loop-compact
+    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
     //<
     //> 1-4 call-create
     const response = await config.client.messages.create({
@@ -159,6 +169,10 @@ export class Session {
       //> 6 session-permissions
       permissions: { mode: permissionMode(host), ask: host.ask },
       //<
+      //> 7 session-context
+      compactAt: compactThreshold(host),
+      querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
+      //<
       //> 8 session-config-ledger
       ledger: this.ledger,
       //<
@@ -174,6 +188,9 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
+    //> 7 send-compact
+    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    //<
     this.config.messages.push({ role: 'user', content: prompt });
     return agentLoop(this.config);
   }

@@ -124,6 +124,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },
     permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not
+    compactAt: parent.compactAt,
+    querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),
     depth: parent.depth + 1,
     maxTurns: 20,

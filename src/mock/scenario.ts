@@ -50,6 +50,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   model: { track: 'track', equals: 'string' },
   fresh_context: { track: 'track', messages: 'positive' },
   isolated: { track: 'track', from: 'track' },
+  history: { track: 'track', request: 'positive', messages: 'positive', max: 'positive', includes_track_text: 'track', includes_file: 'path', excludes_file: 'path' },
   ledger: { tracks: 'tracks', cost: 'boolean' },
 };
 const REQUIRED_IN_KIND: Record<string, string[]> = {
@@ -66,6 +67,7 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   model: ['track', 'equals'],
   fresh_context: ['track'],
   isolated: ['track', 'from'],
+  history: ['track', 'request'],
   ledger: [],
 };
 

@@ -131,6 +131,11 @@ export type ExpectationCheck =
   | { fresh_context: { track: string; messages?: number } }
   /** No request of `track` carries any tool call that `from` made: its work stayed out of track's context. */
   | { isolated: { track: string; from: string } }
+  /** The messages of request number `request` (1-based) of a track: exactly `messages` of them / at
+   *  most `max`; their text (prompts, assistant text, tool calls and results) contains the final
+   *  text of another track / a workspace file's setup content, or lacks a file's content. */
+  | { history: { track: string; request: number; messages?: number; max?: number; includes_track_text?: string;
+      includes_file?: string; excludes_file?: string } }
   /** The agent's final `ledger:` line (chapter 8 on) equals the sum of the usage the mock
    *  reported to the listed tracks (default: every track). `cost: true`: the `cost:` line
    *  after it also equals that usage at the documented prices (uncached input ×1, 5-minute

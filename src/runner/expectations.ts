@@ -47,6 +47,14 @@ export function resultText(block: Block): string {
   return '';
 }
 
+/** The text of any block: what was written, called or returned. */
+function blockText(b: Block): string {
+  if (b.type === 'text') return String(b.text ?? '');
+  if (b.type === 'tool_result') return resultText(b);
+  if (b.type === 'tool_use') return `${String(b.name)} ${JSON.stringify(b.input)}`;
+  return '';
+}
+
 export interface SentResult { id: string; text: string; isError: boolean }
 
 /**
@@ -223,6 +231,27 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     for (const req of requestsOf(events, track)) {
       const text = JSON.stringify(req.body.messages);
       for (const id of foreign) if (text.includes(id)) return `${track} request #${req.seq} carries ${from}'s tool call ${id}`;
+    }
+    return true;
+  }
+  if ('history' in exp) {
+    const h = exp.history;
+    const req = requestsOf(events, h.track)[h.request - 1];
+    if (!req) return `${h.track} sent no request #${h.request}`;
+    const messages = (req.body.messages as unknown[]) ?? [];
+    if (h.messages !== undefined && messages.length !== h.messages) return `${h.track} request #${h.request} had ${messages.length} messages, expected ${h.messages}`;
+    if (h.max !== undefined && messages.length > h.max) return `${h.track} request #${h.request} had ${messages.length} messages, expected at most ${h.max}`;
+    const text = messages.flatMap((m) => blocksOf(m).map(blockText)).join('\n');
+    if (h.includes_track_text !== undefined) {
+      const want = finalTextOf(events, h.includes_track_text);
+      if (!want) return `track ${h.includes_track_text} never answered`;
+      if (!text.includes(want.trim())) return `${h.track} request #${h.request} does not carry ${h.includes_track_text}'s text "${short(want)}"`;
+    }
+    for (const [file, want] of [[h.includes_file, true], [h.excludes_file, false]] as const) {
+      if (file === undefined) continue;
+      const content = scenario.files?.[file];
+      if (content === undefined) return `scenario has no file ${file}`;
+      if (text.includes(content.trim()) !== want) return `${h.track} request #${h.request} ${want ? 'lacks' : 'still carries'} the content of ${file}`;
     }
     return true;
   }

@@ -13,6 +13,7 @@ import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
 import { streamMessage } from './stream.ts';
 import { permissionMode, type Permissions } from './permissions.ts';
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
 
@@ -29,6 +30,8 @@ export interface LoopConfig {
   cwd: string;
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
   permissions: Permissions; // the gate's mode and who answers its questions
+  compactAt?: number;       // compact past this many tokens; undefined: never
+  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
   ledger: Ledger;           // token usage of this agent
 }
 
@@ -36,6 +39,7 @@ export interface LoopConfig {
 export async function agentLoop(config: LoopConfig): Promise<string> {
   const { messages } = config;
   while (true) {
+    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
     // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).
     const response = await streamMessage(config.client, config.terminal, {
       model: config.model,
@@ -84,12 +88,15 @@ export class Session {
       cwd: host.cwd,
       terminal: host.terminal,
       permissions: { mode: permissionMode(host), ask: host.ask },
+      compactAt: compactThreshold(host),
+      querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       ledger: this.ledger,
     };
   }
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
+    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
     this.config.messages.push({ role: 'user', content: prompt });
     return agentLoop(this.config);
   }

@@ -15,6 +15,7 @@ import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
 import { renderSystemPrompt, type PromptParts } from './prompt.ts';
 import { streamMessage } from './stream.ts';
 import { permissionMode, type Permissions } from './permissions.ts';
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
 import { agentTool } from './subagent.ts';
@@ -32,6 +33,8 @@ export interface LoopConfig {
   cwd: string;
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
   permissions: Permissions; // the gate's mode and who answers its questions
+  compactAt?: number;       // compact past this many tokens; undefined: never
+  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
   ledger: Ledger;           // token usage of this agent
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
@@ -44,6 +47,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
   let turns = 0;
   while (true) {
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
+    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
     // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).
     const response = await streamMessage(config.client, config.terminal, {
       model: config.model,
@@ -93,6 +97,8 @@ export class Session {
       cwd: host.cwd,
       terminal: host.terminal,
       permissions: { mode: permissionMode(host), ask: host.ask },
+      compactAt: compactThreshold(host),
+      querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       ledger: this.ledger,
       depth: 0,
       maxTurns: 50,
@@ -102,6 +108,7 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
+    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
     this.config.messages.push({ role: 'user', content: prompt });
     return agentLoop(this.config);
   }

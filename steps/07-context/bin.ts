@@ -1,0 +1,48 @@
+// GENERATED from src/agent/bin.ts for chapter 7 (context). Do not edit: change src/agent/bin.ts and run npm run gen.
+// Run the agent in a real terminal, against the real API:
+//
+//   ANTHROPIC_API_KEY=sk-... npx tsx steps/04-cli-sessions/bin.ts [flags] [prompt]
+//
+// It builds the host from this process (folder, home, environment, flags, stdout) and
+// hands it to runSession, the same entry the runner calls with a fake host. The runner
+// and the tests never load this file.
+
+import os from 'node:os';
+import readline from 'node:readline';
+import chalk from 'chalk';
+import { runSession, DEFAULT_MODEL, type AgentHost } from './main.ts';
+
+const argv = process.argv.slice(2);
+const wantsHelp = argv.includes('--help') || argv.includes('-h');
+if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
+  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
+  process.exit(1);
+}
+
+const host: AgentHost = {
+  cwd: process.cwd(),
+  home: os.homedir(),
+  apiKey: process.env.ANTHROPIC_API_KEY ?? '',
+  baseURL: process.env.ANTHROPIC_BASE_URL,
+  model: process.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL,
+  env: process.env,
+  argv,
+  terminal: { write: (text) => { process.stdout.write(text); } },
+};
+
+/** Lines typed at the prompt, one at a time, until /exit or Ctrl-D. */
+async function* typed(): AsyncGenerator<string> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, prompt: chalk.bold.green('\nyou ▸ ') });
+  process.stdout.write(chalk.dim(`agent in ${host.cwd} · /clear for a new conversation · /exit to quit\n`));
+  rl.prompt();
+  for await (const line of rl) {
+    if (line.trim() === '/exit') break;
+    yield line;
+    rl.prompt();
+  }
+  rl.close();
+}
+
+// A terminal gets the interactive prompt; -p, a pipe or a script gets one-shot mode.
+const oneShot = argv.includes('-p') || argv.includes('--print') || !process.stdin.isTTY;
+await runSession(oneShot ? [] : typed(), host);
