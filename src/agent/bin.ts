@@ -8,7 +8,7 @@
 // and the tests never load this file.
 
 import os from 'node:os';
-import readline from 'node:readline';
+import readline from 'node:readline/promises';
 import chalk from 'chalk';
 import { runSession, DEFAULT_MODEL, type AgentHost } from './main.ts';
 
@@ -17,6 +17,21 @@ const wantsHelp = argv.includes('--help') || argv.includes('-h');
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
   process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
   process.exit(1);
+}
+
+// One reader for everything typed: prompts and (from chapter 6) permission answers.
+// Two readers on one stdin would each see every line.
+const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+let closed = false;
+rl?.on('close', () => { closed = true; });
+
+/** One line typed by the user, or undefined once input is closed (Ctrl-D). */
+function readLine(prompt: string): Promise<string | undefined> {
+  if (!rl || closed) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    rl.once('close', () => resolve(undefined));
+    rl.question(prompt).then(resolve, () => resolve(undefined));
+  });
 }
 
 const host: AgentHost = {
@@ -28,22 +43,30 @@ const host: AgentHost = {
   env: process.env,
   argv,
   terminal: { write: (text) => { process.stdout.write(text); } },
+  //> 6 bin-ask
+  // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
+  // calls that need a yes are refused; choose a --permission-mode for such runs.
+  ...(rl && {
+    ask: async (question) => {
+      const answer = await readLine(chalk.yellow(`\nAllow ${question.summary}? [y/N] `));
+      return /^y(es)?$/i.test(answer?.trim() ?? '');
+    },
+  }),
+  //<
 };
 
 /** Lines typed at the prompt, one at a time, until /exit or Ctrl-D. */
 async function* typed(): AsyncGenerator<string> {
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout, prompt: chalk.bold.green('\nyou ▸ ') });
   process.stdout.write(chalk.dim(`agent in ${host.cwd} · /clear for a new conversation · /exit to quit\n`));
-  rl.prompt();
-  for await (const line of rl) {
-    if (line.trim() === '/exit') break;
+  while (true) {
+    const line = await readLine(chalk.bold.green('\nyou ▸ '));
+    if (line === undefined || line.trim() === '/exit') return;
     yield line;
-    rl.prompt();
   }
-  rl.close();
 }
 
 // A terminal gets the interactive prompt; -p, a pipe or a script gets one-shot mode.
 const oneShot = argv.includes('-p') || argv.includes('--print') || !process.stdin.isTTY;
 await runSession(oneShot ? [] : typed(), host);
+rl?.close();
 //<
