@@ -6,12 +6,13 @@ import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
 import { tmpdir } from 'node:os';
 import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
 import { ScenarioError, type Scenario } from '../mock/index.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, isReady, loadScenarioFile } from './scenarios.ts';
 import { runChapter, writeTree, loadChapterModule, oneLine, type RunResult } from './run-chapter.ts';
-import { renderTranscript, usageTable } from './transcript.ts';
+import { agentReports, renderTranscript, usageTable } from './transcript.ts';
 
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
@@ -188,13 +189,25 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string): Promi
     await writeTree(work, scenario.files);
     await writeTree(home, scenario.home_files);
     const mod = await loadChapterModule(snapshotDir(chapter));
-    await mod.runSession(scenario.prompts, {
-      cwd: work, home, apiKey, baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
-      model: model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL,
-      env: { ...process.env, ...scenario.env }, argv: scenario.argv ?? [],
-      terminal: { write: (t) => { process.stdout.write(t); } },
-    });
+    // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
+    const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+    console.log(`Live: chapter ${chapter.n} in ${work}, model ${model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL}`);
+    try {
+      await mod.runSession(scenario.prompts, {
+        cwd: work, home, apiKey, baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
+        model: model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL,
+        env: { ...process.env, ...scenario.env }, argv: scenario.argv ?? [],
+        terminal: { write: (t) => { process.stdout.write(t); } },
+        ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${q.summary ?? q.tool}? [y/N] `)).trim()) }),
+      });
+    } finally {
+      rl?.close();
+    }
     return 0;
+  } catch (err) {
+    // A live run fails for live reasons (a bad key, a retired model): say it in one line.
+    console.error(`live run failed: ${oneLine(err)}`);
+    return 1;
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
@@ -209,6 +222,8 @@ function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkIn
     console.log('');
     for (const line of table) console.log(line);
   }
+  const reports = agentReports(r.terminal);
+  if (reports.length > 0) console.log(['', ...reports].join('\n').trimEnd());
   console.log('');
   for (const f of r.failures) console.log(c.red(`✖ scenario problem: ${f}`));
   if (r.crash) console.log(c.red(`✖ the agent crashed: ${r.crash}`));

@@ -41,7 +41,7 @@ interface ChapterModule {
   runSession(prompts: string[], host: {
     cwd: string; home: string; apiKey: string; baseURL?: string; model: string;
     env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
-    ask?(question: { tool: string }): Promise<boolean>;
+    ask?(question: { tool: string; summary?: string }): Promise<boolean>;
   }): Promise<void>;
 }
 
