@@ -32,6 +32,9 @@ import { withBreakpoints } from './cache.ts';
 //> 11 agent-import-subagent
 import { agentTool } from './subagent.ts';
 //<
+//> 12 agent-import-fork
+import { isForkSubagentEnabled } from './fork.ts';
+//<
 
 const MAX_TOKENS = 4096;
 
@@ -65,6 +68,9 @@ export interface LoopConfig {
   //<
   //> 11 config-prompt-parts
   promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
+  //<
+  //> 12 config-fork
+  forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
   //<
 }
 
@@ -182,6 +188,9 @@ export class Session {
       //<
       //> 11 session-prompt-parts
       promptParts: parts,
+      //<
+      //> 12 session-fork
+      forkEnabled: isForkSubagentEnabled(host.env),
       //<
     };
   }

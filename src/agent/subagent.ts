@@ -16,6 +16,9 @@ import { agentLoop, type LoopConfig } from './agent.ts';
 import type { Tool } from './tools.ts';
 import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
+//> 12 subagent-import-fork
+import { runForkCall, takesForkPath } from './fork.ts';
+//<
 
 export const AGENT_TOOL_NAME = 'agent';
 
@@ -103,6 +106,10 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
 
 /** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
+  //> 12 fork-dispatch
+  // No type named and forks on: the child inherits the conversation instead (fork.ts).
+  if (takesForkPath(input, parent)) return runForkCall(input, parent);
+  //<
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
   const type = AGENT_TYPES[typeName];
   if (!type) {

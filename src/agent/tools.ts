@@ -23,6 +23,9 @@ import { decide } from './permissions.ts';
 //> 11 tools-import-agent
 import { AGENT_TOOL_NAME } from './subagent.ts';
 //<
+//> 12 tools-import-fork
+import { takesForkPath } from './fork.ts';
+//<
 
 /** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
 export interface Tool {
@@ -171,11 +174,18 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
   //! hint: Find the tool by name in config.tools, run it, and return its text as a tool_result.
   //! hint: Any failure (unknown tool, thrown error) must come back as a tool_result with is_error: true.
   try {
-    //> 11 recursion-guard
+    //> 11-11 recursion-guard
     //! hint: Refuse an `agent` call when config.depth > 0, before anything else runs.
     // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
     // anyway (a confused model, a replayed transcript) the call is refused here.
     if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
+      throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
+    }
+    //<
+    //> 12 recursion-guard-named
+    // A named sub-agent still may not start another. A call on the fork path is judged by the
+    // fork guard instead (fork.ts): a fork child keeps the agent tool, so that guard must hold.
+    if (call.name === AGENT_TOOL_NAME && config.depth > 0 && !takesForkPath(input, config)) {
       throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
     }
     //<

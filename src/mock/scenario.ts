@@ -52,6 +52,8 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   isolated: { track: 'track', from: 'track' },
   history: { track: 'track', request: 'positive', messages: 'positive', max: 'positive', includes_track_text: 'track', includes_file: 'path', excludes_file: 'path' },
   ledger: { tracks: 'tracks', cost: 'boolean' },
+  fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean' },
+  fork_costs: { tracks: 'tracks' },
 };
 const REQUIRED_IN_KIND: Record<string, string[]> = {
   tool_result: ['track', 'tool'],
@@ -69,6 +71,8 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   isolated: ['track', 'from'],
   history: ['track', 'request'],
   ledger: [],
+  fork_prefix: ['tracks', 'from'],
+  fork_costs: ['tracks'],
 };
 
 function isObj(v: unknown): v is Json {

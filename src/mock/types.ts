@@ -140,7 +140,18 @@ export type ExpectationCheck =
    *  reported to the listed tracks (default: every track). `cost: true`: the `cost:` line
    *  after it also equals that usage at the documented prices (uncached input ×1, 5-minute
    *  cache write ×1.25, 1-hour write ×2, cache read ×0.1), in input-token equivalents. */
-  | { ledger: { tracks?: string[]; cost?: boolean } };
+  | { ledger: { tracks?: string[]; cost?: boolean } }
+  /** Fork children (chapter 12): the first request of each track carries `from`'s exact
+   *  system prompt and tools, `from`'s messages and the assistant message that made the
+   *  calls, then one user message with a tool_result for every tool_use of it (first) and the
+   *  child's own text (last). The tracks' first requests differ only in that last block.
+   *  `cached`: every track after the first read exactly that shared prefix from the cache. */
+  | { fork_prefix: { tracks: string[]; from: string; cached?: boolean } }
+  /** The agent's `fork cost:` table: one row per track, in order, whose uncached / cache
+   *  write / cache read columns equal the usage the mock reported to the track, and whose
+   *  two cost columns (popular: write ×1, read ×0.1; documented: 5m write ×1.25, 1h ×2,
+   *  read ×0.1) follow from it. */
+  | { fork_costs: { tracks: string[] } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.

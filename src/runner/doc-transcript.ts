@@ -7,7 +7,7 @@ import { findChapter } from '../chapters.ts';
 import path from 'node:path';
 import { ROOT, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
-import { renderTranscript, usageTable } from './transcript.ts';
+import { agentReports, renderTranscript, usageTable } from './transcript.ts';
 
 export async function docTranscript(n: number, caseName: string): Promise<string> {
   const chapter = findChapter(n);
@@ -22,7 +22,7 @@ export async function docTranscript(n: number, caseName: string): Promise<string
   const option = foreign ? ` --scenario scenarios/${caseName}.json` : caseName === 'demo' ? '' : ` --case ${caseName}`;
   const command = `$ node steps/run.mjs ${n}${option}`;
   const table = usageTable(result.events, plain);
-  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100 }), '', ...(table.length > 0 ? [...table, ''] : [])];
+  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100 }), '', ...(table.length > 0 ? [...table, ''] : []), ...agentReports(result.terminal)];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
   for (const e of result.expectations) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
+import { checkForkCosts, checkForkPrefix } from './fork-checks.ts';
 
 export interface ExpectationResult {
   name: string;
@@ -275,5 +276,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     }
     return true;
   }
+  if ('fork_prefix' in exp) return checkForkPrefix(exp.fork_prefix, events);
+  if ('fork_costs' in exp) return checkForkCosts(exp.fork_costs.tracks, events, seen.terminal);
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
 }

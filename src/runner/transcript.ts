@@ -5,6 +5,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { MockEvent, RequestEvent, ResponseEvent, ErrorEvent } from '../mock/types.ts';
 import { resultText } from './expectations.ts';
+import { flattenRequest, type FlatBlock } from '../mock/index.ts';
 
 type Block = Record<string, unknown>;
 
@@ -53,6 +54,7 @@ export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): 
   const c = opts.color;
   const width = opts.width ?? 100;
   const depth = nesting(events);
+  const forkBytes = opts.trace ? forkDivergence(events) : new Map<number, string>();
   const seenTrack = new Set<string>();
   const lines: string[] = [];
   const say = (track: string | null, text: string) => {
@@ -66,14 +68,22 @@ export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): 
       if (e.path !== '/v1/messages' || e.track === null) continue;
       const first = !seenTrack.has(e.track);
       seenTrack.add(e.track);
-      for (const b of lastUserBlocks(e)) {
+      const blocks = lastUserBlocks(e);
+      for (const [i, b] of blocks.entries()) {
         if (b.type === 'tool_result') {
           const text = resultText(b);
+          // A fork child's placeholders are the same text once per call of its parent: one line says it.
+          if (i > 0 && blocks[i - 1]!.type === 'tool_result' && resultText(blocks[i - 1]!) === text && b.is_error !== true) continue;
+          let n = 1;
+          while (blocks[i + n]?.type === 'tool_result' && resultText(blocks[i + n]!) === text) n++;
           const mark = b.is_error === true ? c.red('⎿ error: ') : c.dim('⎿ ');
-          say(e.track, `${who(e.track)} ${mark}${c.dim(flat(text, width - 20))}`);
+          say(e.track, `${who(e.track)} ${mark}${c.dim(flat(text, width - 20))}${n > 1 ? c.dim(` (×${n})`) : ''}`);
         } else if (b.type === 'text' && (e.track === 'main' || first)) {
           const label = e.track === 'main' ? c.bold.green('you') : `${who(e.track)} ${c.dim('task')}`;
-          say(e.track, `${label} ▸ ${flat(String(b.text), width - 12)}`);
+          // A fork child's text is the shared boilerplate, then its own directive: show the directive.
+          const text = String(b.text);
+          const own = text.includes('</fork-boilerplate>') ? `${c.dim('[boilerplate]')} ${text.slice(text.lastIndexOf('</fork-boilerplate>') + 19).trim()}` : text;
+          say(e.track, `${label} ▸ ${flat(own, width - 12)}`);
         }
       }
       if (opts.trace) {
@@ -81,6 +91,8 @@ export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): 
         const bps = e.breakpoints.map((b) => `${b.where}${b.ttl === '1h' ? ' (1h)' : ''}`).join(', ') || 'none';
         say(e.track, c.gray(`  → request #${e.seq} ${e.model}${e.stream ? ' stream' : ''}: system ${e.system_text.length} chars, ` +
           `tools [${e.tool_names.join(', ')}], ${messages} messages, breakpoints: ${bps}`));
+        const fork = forkBytes.get(e.seq);
+        if (fork) say(e.track, c.gray(`  ≡ ${fork}`));
       }
     } else if (e.type === 'response') {
       const r = e as ResponseEvent;
@@ -103,6 +115,74 @@ export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): 
     }
   }
   return lines;
+}
+
+/**
+ * Byte identity of fork children (chapter 12), for --trace: for each child's first request,
+ * where its prefix (as the cache keys it: tools, system, messages, cache_control ignored)
+ * first differs from its siblings' and from the parent request it extends. Children are
+ * the first requests of tracks whose last message answers the same tool calls.
+ */
+export function forkDivergence(events: MockEvent[]): Map<number, string> {
+  const out = new Map<number, string>();
+  const seen = new Set<string>();
+  const groups = new Map<string, { req: RequestEvent; blocks: FlatBlock[] }[]>();
+  for (const e of events) {
+    if (e.type !== 'request' || e.track === null || e.path !== '/v1/messages' || seen.has(e.track)) continue;
+    seen.add(e.track);
+    const blocks = lastUserBlocks(e);
+    const ids = blocks.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id));
+    if (e.track === 'main' || ids.length === 0 || blocks.at(-1)?.type !== 'text') continue;
+    const key = ids.join(',');
+    groups.set(key, [...(groups.get(key) ?? []), { req: e, blocks: flattenRequest(e.body) }]);
+  }
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  const common = (a: FlatBlock[], b: FlatBlock[]) => {
+    let bytes = 0;
+    let tokens = 0;
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const x = a[i]!.canonical;
+      const y = b[i]!.canonical;
+      if (x !== y) {
+        let k = 0;
+        while (k < x.length && x[k] === y[k]) k++;
+        return { bytes: bytes + Buffer.byteLength(x.slice(0, k)), tokens, where: a[i]!.where, whole: false };
+      }
+      bytes += Buffer.byteLength(x);
+      tokens += a[i]!.tokens;
+    }
+    return { bytes, tokens, where: '', whole: a.length <= b.length };
+  };
+  for (const [key, members] of groups) {
+    const firstId = key.split(',')[0];
+    const parentResp = events.find((e): e is ResponseEvent => e.type === 'response' && e.content.some((b) => b.type === 'tool_use' && b.id === firstId));
+    const parentReq = parentResp && events.find((e): e is RequestEvent => e.type === 'request' && e.seq === parentResp.seq);
+    for (const m of members) {
+      const total = m.blocks.reduce((n, b) => n + Buffer.byteLength(b.canonical), 0);
+      const parts: string[] = [];
+      const siblings = members.filter((o) => o !== m).map((o) => common(m.blocks, o.blocks));
+      if (siblings.length > 0) {
+        const best = siblings.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+        parts.push(`same bytes as a sibling up to byte ${fmt(best.bytes)} of ${fmt(total)} (${fmt(best.tokens)} tokens; first difference in ${best.where || 'nothing'})`);
+      }
+      if (parentReq) {
+        const p = common(flattenRequest(parentReq.body), m.blocks);
+        parts.push(p.whole ? `extends ${parentResp.track}'s request #${parentReq.seq} byte for byte` : `differs from ${parentResp.track}'s request #${parentReq.seq} at byte ${fmt(p.bytes)} (${p.where})`);
+      }
+      out.set(m.req.seq, parts.join('; '));
+    }
+  }
+  return out;
+}
+
+/** The reports an agent prints for the reader (chapter 12's fork cost table), echoed by the runner. */
+export function agentReports(terminal: string): string[] {
+  const lines = terminal.split('\n');
+  const at = lines.map((l, i) => (l.startsWith('fork cost:') ? i : -1)).filter((i) => i >= 0);
+  return at.flatMap((i) => {
+    const end = lines.findIndex((l, j) => j > i && l.startsWith('¹'));
+    return end < 0 ? [] : [...lines.slice(i, end + 1), ''];
+  });
 }
 
 /** Usage per track, summed from the responses. */

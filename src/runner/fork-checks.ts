@@ -1,0 +1,113 @@
+// The two expectation kinds of chapter 12, kept apart from expectations.ts because they
+// are longer than the others: `fork_prefix` (a fork child sends its parent's exact bytes,
+// and siblings differ only in their own last block) and `fork_costs` (the agent's cost
+// table is built from the usage the API reported). Both read the mock's event log only.
+
+import { flattenRequest } from '../mock/index.ts';
+import type { MockEvent, RequestEvent, ResponseEvent } from '../mock/types.ts';
+
+type Json = Record<string, unknown>;
+
+function requestsOf(events: MockEvent[], track: string): RequestEvent[] {
+  return events.filter((e): e is RequestEvent => e.type === 'request' && e.track === track && e.path === '/v1/messages');
+}
+
+function responsesOf(events: MockEvent[], track: string): ResponseEvent[] {
+  return events.filter((e): e is ResponseEvent => e.type === 'response' && e.track === track);
+}
+
+/** JSON with every cache_control removed: a marker does not change the bytes the cache keys. */
+function bytes(v: unknown): string {
+  return JSON.stringify(v, (k, val: unknown) => (k === 'cache_control' ? undefined : val)) ?? '';
+}
+
+function blocksOf(message: unknown): Json[] {
+  const c = (message as { content?: unknown }).content;
+  return typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? (c as Json[]) : [];
+}
+
+export function checkForkPrefix(spec: { tracks: string[]; from: string; cached?: boolean }, events: MockEvent[]): string | true {
+  const flats: { track: string; blocks: ReturnType<typeof flattenRequest>; req: RequestEvent }[] = [];
+  for (const track of spec.tracks) {
+    const req = requestsOf(events, track)[0];
+    if (!req) return `${track} sent no request`;
+    const messages = (req.body.messages as unknown[]) ?? [];
+    const last = messages.at(-1) as { role?: string } | undefined;
+    const lastBlocks = blocksOf(last);
+    const results = lastBlocks.filter((b) => b.type === 'tool_result');
+    if (last?.role !== 'user' || results.length === 0) return `${track}'s first request does not end with a user message of tool results: it is not a fork of ${spec.from}`;
+    // The parent's response whose tool calls these results answer.
+    const firstId = String(results[0]!.tool_use_id);
+    const resp = responsesOf(events, spec.from).find((r) => r.content.some((b) => b.type === 'tool_use' && b.id === firstId));
+    if (!resp) return `${track} answers tool call ${firstId}, which ${spec.from} never made`;
+    const parentReq = events.find((e): e is RequestEvent => e.type === 'request' && e.seq === resp.seq)!;
+    if (bytes(req.body.system) !== bytes(parentReq.body.system)) return `${track}'s system prompt is not the bytes ${spec.from} sent`;
+    if (bytes(req.body.tools) !== bytes(parentReq.body.tools)) {
+      return `${track}'s tools are not ${spec.from}'s exact tool array (${track}: ${req.tool_names.join(', ')}; ${spec.from}: ${parentReq.tool_names.join(', ')})`;
+    }
+    const history = (parentReq.body.messages as unknown[]) ?? [];
+    if (messages.length !== history.length + 2) return `${track} sent ${messages.length} messages; a fork of ${spec.from} sends its ${history.length}, its assistant message and one more`;
+    const moved = history.findIndex((m, i) => bytes(m) !== bytes(messages[i]));
+    if (moved >= 0) return `${track}'s message ${moved} is not ${spec.from}'s message ${moved}`;
+    if (bytes({ role: 'assistant', content: resp.content }) !== bytes(messages[history.length])) {
+      return `${track}'s message ${history.length} is not ${spec.from}'s whole assistant message (every block, every tool call)`;
+    }
+    const calls = resp.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
+    const answered = lastBlocks.slice(0, calls.length).map((b) => (b.type === 'tool_result' ? String(b.tool_use_id) : ''));
+    const missing = calls.filter((id, i) => answered[i] !== id);
+    if (missing.length > 0) return `${track}'s last message does not start with a result for every one of ${spec.from}'s ${calls.length} tool calls, in order (missing: ${missing.join(', ')})`;
+    if (lastBlocks.length !== calls.length + 1 || lastBlocks.at(-1)!.type !== 'text') return `${track}'s last message should be the ${calls.length} results then one text block (the child's own)`;
+    flats.push({ track, blocks: flattenRequest(req.body), req });
+  }
+  // Siblings: byte-identical up to their own last block.
+  const [first, ...others] = flats;
+  for (const o of others) {
+    const n = Math.max(first!.blocks.length, o.blocks.length) - 1;
+    for (let i = 0; i < n; i++) {
+      if (first!.blocks[i]?.canonical !== o.blocks[i]?.canonical) {
+        return `${o.track} differs from ${first!.track} at ${o.blocks[i]?.where ?? first!.blocks[i]?.where}, before its own last block`;
+      }
+    }
+  }
+  if (spec.cached) {
+    for (const o of others) {
+      const shared = o.blocks.slice(0, -1).reduce((n, b) => n + b.tokens, 0);
+      const read = responsesOf(events, o.track)[0]?.usage.cache_read_input_tokens ?? 0;
+      if (read !== shared) return `${o.track} read ${read} tokens from the cache; its shared prefix is ${shared}`;
+    }
+  }
+  return true;
+}
+
+export function checkForkCosts(tracks: string[], events: MockEvent[], terminal: string): string | true {
+  const lines = terminal.split('\n');
+  const at = lines.map((l, i) => (l.startsWith('fork cost:') ? i : -1)).filter((i) => i >= 0).at(-1);
+  if (at === undefined) return 'the agent printed no "fork cost:" table';
+  const numbers = (line: string | undefined) => (line?.match(/\d[\d,]*(?:\.\d+)?/g) ?? []).map((s) => Number(s.replaceAll(',', '')));
+  let popular = 0;
+  let documented = 0;
+  let plain = 0;
+  for (const [i, track] of tracks.entries()) {
+    const row = lines[at + 2 + i];
+    const got = numbers(row).slice(-5);
+    const rs = responsesOf(events, track);
+    const sum = (f: (r: ResponseEvent) => number) => rs.reduce((n, r) => n + f(r), 0);
+    const input = sum((r) => r.usage.input_tokens);
+    const write = sum((r) => r.usage.cache_creation_input_tokens);
+    const read = sum((r) => r.usage.cache_read_input_tokens);
+    // Hundredths of a token, as integers: 0.1 and 1.25 are exact that way.
+    const pop = input * 100 + write * 100 + read * 10;
+    const doc = sum((r) => r.usage.input_tokens * 100 + r.usage.cache_creation.ephemeral_5m_input_tokens * 125 +
+      r.usage.cache_creation.ephemeral_1h_input_tokens * 200 + r.usage.cache_read_input_tokens * 10);
+    const want = [input, write, read, Math.round(pop / 100), Math.round(doc / 100)];
+    if (got.join() !== want.join()) return `fork cost row ${i + 1} reads "${row?.trim()}"; ${track}'s usage gives ${want.join(' / ')}`;
+    popular += pop;
+    documented += doc;
+    plain += input + write + read;
+  }
+  const withFork = numbers(lines[at + 2 + tracks.length]).slice(-2);
+  if (withFork.join() !== [Math.round(popular / 100), Math.round(documented / 100)].join()) return `the "with fork" total reads "${lines[at + 2 + tracks.length]?.trim()}"`;
+  const without = numbers(lines[at + 3 + tracks.length]).slice(-2);
+  if (without.join() !== [plain, plain].join()) return `the "without fork" total reads "${lines[at + 3 + tracks.length]?.trim()}"; every token at the base price is ${plain}`;
+  return true;
+}
