@@ -29,6 +29,9 @@ import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
 //<
+//> 9 agent-import-skills
+import { skillCommand, type Skill } from './skills.ts';
+//<
 //> 11 agent-import-subagent
 import { agentTool } from './subagent.ts';
 //<
@@ -143,6 +146,9 @@ function finalText(content: Anthropic.ContentBlock[]): string {
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;
+  //> 9 session-skills
+  readonly skills: Skill[];   // read at session start with the rest of the prompt's parts
+  //<
   //> 8 session-ledger
   readonly ledger = new Ledger();
   //<
@@ -154,6 +160,9 @@ export class Session {
   /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
   constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
   //<
+    //> 9 session-skills-init
+    this.skills = parts.skills;
+    //<
     this.config = {
       client,
       model: host.model,
@@ -199,6 +208,20 @@ export class Session {
   send(prompt: string): Promise<string> {
     //> 7 send-compact
     if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    //<
+    //> 9 send-skill
+    // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
+    // pre-approved for this prompt only. An unknown /name never reaches the model.
+    this.config.permissions.preApproved = [];
+    const skill = skillCommand(prompt, this.skills);
+    if (skill && 'error' in skill) {
+      this.config.terminal.write(`✖ ${skill.error}\n`);
+      return Promise.resolve('');
+    }
+    if (skill) {
+      prompt = skill.prompt;
+      this.config.permissions.preApproved = skill.allowedTools;
+    }
     //<
     this.config.messages.push({ role: 'user', content: prompt });
     return agentLoop(this.config);

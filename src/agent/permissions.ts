@@ -11,6 +11,9 @@
 // Who answers a question is injected (host.ask): a terminal in the CLI, scripted
 // answers in a scenario. Not here: allow/deny rules from settings files, and plan
 // mode's planning workflow (chapter 10 builds it on this gate).
+//> 9 permissions-header-skills
+// A running skill's allowed-tools (skills.ts) are pre-approved here: a yes given in advance.
+//<
 
 import path from 'node:path';
 import type { AgentHost } from './main.ts';
@@ -33,6 +36,10 @@ export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused. */
   ask?: (question: PermissionQuestion) => Promise<boolean>;
+  //> 9 permissions-pre-approved
+  /** Tools the running skill's allowed-tools pre-approve: no question for them. Reset on every prompt. */
+  preApproved?: string[];
+  //<
 }
 
 /** The mode from the command line (--permission-mode), parsed where every other flag is. */
@@ -82,6 +89,11 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   const { mode, ask } = config.permissions;
   if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
+  //> 9 decide-pre-approved
+  // A skill's allowed-tools answer "yes" in advance. After the two refusals above and plan
+  // mode: a skill can spare the user questions, never lift a refusal.
+  if (config.permissions.preApproved?.includes(tool)) return { allow: true };
+  //<
   if (mode === 'acceptEdits' && kind === 'edit') return { allow: true };
   if (!ask) return { allow: false, reason: `${tool} needs the user's permission and nobody can be asked here` };
   const yes = await ask({ tool, input, summary: summarise(tool, input) });

@@ -13,6 +13,9 @@ import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost } from './main.ts';
+//> 9 prompt-import-skills
+import { loadSkills, skillsSection, type Skill } from './skills.ts';
+//<
 
 /** The fixed core: who the agent is and how it works. The same in every session. */
 const CORE = [
@@ -39,6 +42,9 @@ export interface PromptParts {
   memory: string;       // the head of the memory file ('' when there is none)
   style: string;        // the output style's instructions ('' for the default)
   gitStatus: string;    // git branch and status, or why there is none
+  //> 9 parts-skills
+  skills: Skill[];      // .claude/skills/*/SKILL.md and the user's (skills.ts); a broken one is reported and skipped
+  //<
 }
 
 /** Read everything the prompt needs, now. `style` defaults to the OUTPUT_STYLE variable. */
@@ -55,6 +61,9 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     memory: memory.split('\n').slice(0, MEMORY_MAX_LINES).join('\n').trim(),
     style: style ? OUTPUT_STYLES[style]! : '',
     gitStatus: await gitSnapshot(host.cwd),
+    //> 9 gather-skills
+    skills: await loadSkills(host),
+    //<
   };
 }
 
@@ -66,6 +75,9 @@ export function renderSystemPrompt(parts: PromptParts): string {
     claudeMdSection(parts.claudeMd),
     parts.memory && `# Memory (${MEMORY_FILE}: notes from earlier sessions)\n${parts.memory}`,
     gitStatusSection(parts.gitStatus),
+    //> 9 render-skills
+    skillsSection(parts.skills),   // names and descriptions only: a template is read when it runs
+    //<
     parts.style && `# Output style\n${parts.style}`,
   ].filter((s) => s !== '').join('\n\n');
 }

@@ -18,6 +18,7 @@ import { permissionMode, type Permissions } from './permissions.ts';
 import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
+import { skillCommand, type Skill } from './skills.ts';
 import { agentTool } from './subagent.ts';
 
 const MAX_TOKENS = 4096;
@@ -81,10 +82,12 @@ function finalText(content: Anthropic.ContentBlock[]): string {
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;
+  readonly skills: Skill[];   // read at session start with the rest of the prompt's parts
   readonly ledger = new Ledger();
 
   /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
   constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
+    this.skills = parts.skills;
     this.config = {
       client,
       model: host.model,
@@ -109,6 +112,18 @@ export class Session {
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
     if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
+    // pre-approved for this prompt only. An unknown /name never reaches the model.
+    this.config.permissions.preApproved = [];
+    const skill = skillCommand(prompt, this.skills);
+    if (skill && 'error' in skill) {
+      this.config.terminal.write(`✖ ${skill.error}\n`);
+      return Promise.resolve('');
+    }
+    if (skill) {
+      prompt = skill.prompt;
+      this.config.permissions.preApproved = skill.allowedTools;
+    }
     this.config.messages.push({ role: 'user', content: prompt });
     return agentLoop(this.config);
   }

@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost } from './main.ts';
+import { loadSkills, skillsSection, type Skill } from './skills.ts';
 
 /** The fixed core: who the agent is and how it works. The same in every session. */
 const CORE = [
@@ -39,6 +40,7 @@ export interface PromptParts {
   memory: string;       // the head of the memory file ('' when there is none)
   style: string;        // the output style's instructions ('' for the default)
   gitStatus: string;    // git branch and status, or why there is none
+  skills: Skill[];      // .claude/skills/*/SKILL.md and the user's (skills.ts); a broken one is reported and skipped
 }
 
 /** Read everything the prompt needs, now. `style` defaults to the OUTPUT_STYLE variable. */
@@ -55,6 +57,7 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     memory: memory.split('\n').slice(0, MEMORY_MAX_LINES).join('\n').trim(),
     style: style ? OUTPUT_STYLES[style]! : '',
     gitStatus: await gitSnapshot(host.cwd),
+    skills: await loadSkills(host),
   };
 }
 
@@ -66,6 +69,7 @@ export function renderSystemPrompt(parts: PromptParts): string {
     claudeMdSection(parts.claudeMd),
     parts.memory && `# Memory (${MEMORY_FILE}: notes from earlier sessions)\n${parts.memory}`,
     gitStatusSection(parts.gitStatus),
+    skillsSection(parts.skills),   // names and descriptions only: a template is read when it runs
     parts.style && `# Output style\n${parts.style}`,
   ].filter((s) => s !== '').join('\n\n');
 }
