@@ -21,7 +21,7 @@ export const CHAPTERS: readonly Chapter[] = [
   { n: 7, slug: 'context', title: 'Context', canNow: 'count tokens and compact history without breaking tool_use/tool_result pairs', written: true },
   { n: 8, slug: 'prompt-caching', title: 'Prompt caching', canNow: 'place cache breakpoints, read usage fields and keep a cost ledger', written: true },
   { n: 9, slug: 'skills', title: 'Skills', canNow: 'run /name prompt templates with frontmatter', written: true },
-  { n: 10, slug: 'plan-mode', title: 'Plan mode', canNow: 'go read-only through the permission gate', written: false },
+  { n: 10, slug: 'plan-mode', title: 'Plan mode', canNow: 'go read-only through the permission gate', written: true },
   { n: 11, slug: 'subagents', title: 'Sub-agents: fork-return', canNow: 'delegate to explore/plan/general sub-agents in a fresh context; only the result returns', written: true },
   { n: 12, slug: 'fork-subagents', title: 'Fork sub-agents', canNow: "fork children that share the parent's bytes and prompt cache, behind a two-check recursion guard", written: true },
   { n: 13, slug: 'parallel-limits', title: 'Parallel sub-agents and limits', canNow: 'run sub-agents concurrently under concurrency and depth caps; scan reports; coordinator mode', written: false },

@@ -32,6 +32,9 @@ import { withBreakpoints } from './cache.ts';
 //> 9 agent-import-skills
 import { skillCommand, type Skill } from './skills.ts';
 //<
+//> 10 agent-import-plan
+import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
+//<
 //> 11 agent-import-subagent
 import { agentTool } from './subagent.ts';
 //<
@@ -174,6 +177,9 @@ export class Session {
       //<
       tools: [
         ...BASE_TOOLS,
+        //> 10 session-plan-tool
+        exitPlanModeTool,   // offered in every mode, so the tool list (and the cache) never changes
+        //<
         //> 11 session-agent-tool
         agentTool,
         //<
@@ -209,6 +215,11 @@ export class Session {
     //> 7 send-compact
     if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
     //<
+    //> 10 send-plan
+    // "/plan [task]" turns plan mode on (plan.ts); a task after it is sent as the prompt.
+    prompt = planCommand(prompt, this.config);
+    if (prompt === '') return Promise.resolve('');
+    //<
     //> 9 send-skill
     // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
     // pre-approved for this prompt only. An unknown /name never reaches the model.
@@ -224,6 +235,9 @@ export class Session {
     }
     //<
     this.config.messages.push({ role: 'user', content: prompt });
+    //> 10 send-plan-reminder
+    remindOfPlanMode(this.config);   // plan mode on: the message just pushed says so
+    //<
     return agentLoop(this.config);
   }
 }

@@ -42,7 +42,12 @@ export function parseFlags(argv: string[]): Flags {
   //! hint: minimist(argv, { boolean: [...], string: [...], alias: { p: 'print', h: 'help' } });
   //! hint: refuse unknown flags and empty values; the words that are left form the first prompt.
   const args = minimist(argv, {
+    //> 4-9 flags-boolean
     boolean: ['print', 'help'],
+    //<
+    //> 10 flags-boolean-plan
+    boolean: ['print', 'help', 'plan'],
+    //<
     string: ['resume', 'session-id', 'model', 'output-style', 'permission-mode'],
     alias: { p: 'print', h: 'help' },
     unknown: (arg) => {
@@ -61,7 +66,12 @@ export function parseFlags(argv: string[]): Flags {
     sessionId: value('session-id'),
     model: value('model'),
     outputStyle: value('output-style'),
+    //> 4-9 flags-permission-mode
     permissionMode: value('permission-mode') ?? 'default',
+    //<
+    //> 10 flags-plan
+    permissionMode: args.plan === true ? 'plan' : (value('permission-mode') ?? 'default'),   // --plan: --permission-mode plan
+    //<
     help: args.help === true,
     prompt: args._.join(' '),
   };

@@ -40,6 +40,10 @@ export interface Permissions {
   /** Tools the running skill's allowed-tools pre-approve: no question for them. Reset on every prompt. */
   preApproved?: string[];
   //<
+  //> 10 permissions-pre-plan
+  /** The mode before plan mode was entered: approving a plan goes back to it (plan.ts). */
+  prePlanMode?: PermissionMode;
+  //<
 }
 
 /** The mode from the command line (--permission-mode), parsed where every other flag is. */
@@ -55,6 +59,9 @@ const KINDS: Record<string, Kind> = {
   write_file: 'edit', edit_file: 'edit',
   run_shell: 'shell',
   agent: 'delegate',   // starting a sub-agent changes nothing; each of its calls comes through here
+  //> 10 kinds-exit-plan
+  exit_plan_mode: 'delegate',   // changes nothing itself: it asks the user to approve the plan (plan.ts)
+  //<
 };
 
 /**

@@ -226,6 +226,28 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '',
     breaks: 'the system prompt lists the skills' },
 
+  // Chapter 10 · plan mode
+  { id: 'plan-flag-ignored', chapter: 10, file: 'cli.ts',
+    find: "permissionMode: args.plan === true ? 'plan' : (value('permission-mode') ?? 'default'),",
+    replace: "permissionMode: value('permission-mode') ?? 'default',",
+    breaks: '--plan starts the session in plan mode' },
+  { id: 'plan-command-not-enforced', chapter: 10, file: 'plan.ts',
+    find: "p.mode = 'plan';",
+    replace: '',
+    breaks: '/plan makes the agent read-only through the gate' },
+  { id: 'model-not-told', chapter: 10, file: 'plan.ts',
+    find: "last.content = [{ type: 'text', text: last.content }, { type: 'text', text: PLAN_REMINDER }];",
+    replace: '',
+    breaks: 'the model is told it is in plan mode' },
+  { id: 'plan-exits-without-approval', chapter: 10, file: 'plan.ts',
+    find: 'if (!yes) throw new Error(',
+    replace: 'if (false) throw new Error(',
+    breaks: "plan mode ends only on the user's approval" },
+  { id: 'mode-not-restored', chapter: 10, file: 'plan.ts',
+    find: "p.mode = p.prePlanMode ?? 'default';",
+    replace: '',
+    breaks: 'an approved plan ends plan mode, so the work can be done' },
+
   // Chapter 11 · sub-agents
   { id: 'subagent-returns-empty', chapter: 11, file: 'subagent.ts',
     find: "return report.trim() === '' ? '(the sub-agent finished without a report)' : report;",

@@ -19,6 +19,7 @@ import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { withBreakpoints } from './cache.ts';
 import { skillCommand, type Skill } from './skills.ts';
+import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 import { agentTool } from './subagent.ts';
 
 const MAX_TOKENS = 4096;
@@ -94,6 +95,7 @@ export class Session {
       system: renderSystemPrompt(parts),   // the bytes every call of this session sends
       tools: [
         ...BASE_TOOLS,
+        exitPlanModeTool,   // offered in every mode, so the tool list (and the cache) never changes
         agentTool,
       ],
       messages: [],
@@ -112,6 +114,9 @@ export class Session {
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
     if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    // "/plan [task]" turns plan mode on (plan.ts); a task after it is sent as the prompt.
+    prompt = planCommand(prompt, this.config);
+    if (prompt === '') return Promise.resolve('');
     // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
     // pre-approved for this prompt only. An unknown /name never reaches the model.
     this.config.permissions.preApproved = [];
@@ -125,6 +130,7 @@ export class Session {
       this.config.permissions.preApproved = skill.allowedTools;
     }
     this.config.messages.push({ role: 'user', content: prompt });
+    remindOfPlanMode(this.config);   // plan mode on: the message just pushed says so
     return agentLoop(this.config);
   }
 }

@@ -39,7 +39,7 @@ Interactive: /clear starts a new conversation, /exit or Ctrl-D quits.
 /** Parse host.argv. A mistake throws one line that says what is wrong. */
 export function parseFlags(argv: string[]): Flags {
   const args = minimist(argv, {
-    boolean: ['print', 'help'],
+    boolean: ['print', 'help', 'plan'],
     string: ['resume', 'session-id', 'model', 'output-style', 'permission-mode'],
     alias: { p: 'print', h: 'help' },
     unknown: (arg) => {
@@ -58,7 +58,7 @@ export function parseFlags(argv: string[]): Flags {
     sessionId: value('session-id'),
     model: value('model'),
     outputStyle: value('output-style'),
-    permissionMode: value('permission-mode') ?? 'default',
+    permissionMode: args.plan === true ? 'plan' : (value('permission-mode') ?? 'default'),   // --plan: --permission-mode plan
     help: args.help === true,
     prompt: args._.join(' '),
   };

@@ -36,6 +36,8 @@ export interface Permissions {
   ask?: (question: PermissionQuestion) => Promise<boolean>;
   /** Tools the running skill's allowed-tools pre-approve: no question for them. Reset on every prompt. */
   preApproved?: string[];
+  /** The mode before plan mode was entered: approving a plan goes back to it (plan.ts). */
+  prePlanMode?: PermissionMode;
 }
 
 /** The mode from the command line (--permission-mode), parsed where every other flag is. */
@@ -51,6 +53,7 @@ const KINDS: Record<string, Kind> = {
   write_file: 'edit', edit_file: 'edit',
   run_shell: 'shell',
   agent: 'delegate',   // starting a sub-agent changes nothing; each of its calls comes through here
+  exit_plan_mode: 'delegate',   // changes nothing itself: it asks the user to approve the plan (plan.ts)
 };
 
 /**
