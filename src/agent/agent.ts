@@ -41,6 +41,10 @@ import { agentTool } from './subagent.ts';
 //> 12 agent-import-fork
 import { isForkSubagentEnabled } from './fork.ts';
 //<
+//> 13 agent-import-limits
+import { readLimits, runCalls, type Limits } from './limits.ts';
+import { becomeCoordinator, isCoordinator } from './coordinator.ts';
+//<
 
 const MAX_TOKENS = 4096;
 
@@ -77,6 +81,10 @@ export interface LoopConfig {
   //<
   //> 12 config-fork
   forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
+  //<
+  //> 13 config-limits
+  limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
+  workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
   //<
 }
 
@@ -132,10 +140,15 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     //! hint: then push them all as ONE user message, so the next call can see them.
     // Every tool_use must be answered, in one user message, before the model is called again.
     const results: Anthropic.ToolResultBlockParam[] = [];
+    //> 1-12 run-calls-in-order
     for (const call of calls) {
       config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\n`);
       results.push(await runTool(call, config));
     }
+    //<
+    //> 13 run-calls-together
+    results.push(...(await runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
+    //<
     messages.push({ role: 'user', content: results });
     //<
   }
@@ -207,7 +220,13 @@ export class Session {
       //> 12 session-fork
       forkEnabled: isForkSubagentEnabled(host.env),
       //<
+      //> 13 session-limits
+      limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      //<
     };
+    //> 13 session-coordinator
+    if (isCoordinator(host)) becomeCoordinator(this.config);   // delegate only: coordinator.ts
+    //<
   }
 
   /** Send one user prompt; returns the model's final answer. */

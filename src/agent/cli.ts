@@ -18,6 +18,9 @@ export interface Flags {
   permissionMode: string;    // stored with the session; chapter 6 enforces it
   help: boolean;
   prompt: string;            // words after the flags: a first prompt
+  //> 13 flags-coordinator-field
+  coordinator: boolean;      // --coordinator: the main agent only delegates (coordinator.ts)
+  //<
 }
 
 /** Claude Code's permission modes. Accepted and saved here; nothing enforces them before chapter 6. */
@@ -31,6 +34,9 @@ export const HELP = `usage: agent [flags] [prompt]
   --model MODEL            the model to use
   --output-style NAME      ${Object.keys(OUTPUT_STYLES).join(', ')}
   --permission-mode MODE   ${PERMISSION_MODES.join(', ')} (saved; enforced from chapter 6)
+//> 13 help-coordinator
+  --coordinator            delegate only: the main agent's one tool is agent
+//<
   -h, --help               this text
 
 Interactive: /clear starts a new conversation, /exit or Ctrl-D quits.
@@ -45,8 +51,11 @@ export function parseFlags(argv: string[]): Flags {
     //> 4-9 flags-boolean
     boolean: ['print', 'help'],
     //<
-    //> 10 flags-boolean-plan
+    //> 10-12 flags-boolean-plan
     boolean: ['print', 'help', 'plan'],
+    //<
+    //> 13 flags-boolean-coordinator
+    boolean: ['print', 'help', 'plan', 'coordinator'],
     //<
     string: ['resume', 'session-id', 'model', 'output-style', 'permission-mode'],
     alias: { p: 'print', h: 'help' },
@@ -74,6 +83,9 @@ export function parseFlags(argv: string[]): Flags {
     //<
     help: args.help === true,
     prompt: args._.join(' '),
+    //> 13 flags-coordinator
+    coordinator: args.coordinator === true,
+    //<
   };
   if (flags.outputStyle !== undefined && !(flags.outputStyle in OUTPUT_STYLES)) {
     throw new Error(`unknown output style "${flags.outputStyle}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);

@@ -13,13 +13,22 @@
 // Every child is byte-identical up to its own text. A recursion guard with two
 // independent checks keeps a child from forking again.
 //
+//> 12-12 fork-header-not-here
 // Not here: caps on how many children run at once (chapter 13).
+//<
+//> 13 fork-header-limits
+// From chapter 13 on, the loop starts a turn's agent calls together (limits.ts) and the
+// concurrency cap may turn some away; a refused call gets no child here.
+//<
 
 import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { agentLoop, type LoopConfig } from './agent.ts';
 import { Ledger } from './ledger.ts';
 import { AGENT_TOOL_NAME } from './subagent.ts';
+//> 13 fork-import-limits
+import { refusedCalls } from './limits.ts';
+//<
 
 /** The query source of a fork child. It lives on the child's config, not in its messages. */
 export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
@@ -164,6 +173,10 @@ function forkBatch(parent: LoopConfig): ForkBatch {
   const inputs = calls
     .map((c) => c.input as Record<string, unknown>)
     .filter((i) => takesForkPath(i, parent) && typeof i.prompt === 'string' && i.prompt.trim() !== '');
+  //> 13 fork-batch-admitted
+  // A call the concurrency cap turned away (limits.ts) gets no child.
+  inputs.splice(0, inputs.length, ...inputs.filter((i) => !refusedCalls.has(i)));
+  //<
   // A cache entry becomes readable only once the response that wrote it has started:
   // children sent at the same instant would all miss and all pay to write the same prefix.
   // So the first child goes alone, and the others follow as soon as its first response has

@@ -68,6 +68,11 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     model: flags.model ?? host.model,
     env: { ...host.env, OUTPUT_STYLE: flags.outputStyle ?? host.env.OUTPUT_STYLE },
     terminal: flags.print ? { write: () => {} } : host.terminal,   // -p: only the final answer is printed
+    //> 13 print-nobody-to-ask
+    // -p runs without a terminal to answer in: nobody can be asked, so a call that needs a
+    // yes is refused with a reason. That includes a fork child's prompts, which bubble up here.
+    ask: flags.print ? undefined : host.ask,
+    //<
   };
 //<
   // The SDK as it ships: only the base URL changes when a mock stands in for the API.

@@ -10,6 +10,13 @@
 //
 // Not here: fork children that inherit the parent's conversation (chapter 12),
 // parallel limits (chapter 13), agents defined in .claude/agents (chapter 14).
+//> 13 subagent-header-limits
+//
+// From chapter 13 on, a type that may use every tool ('*', like general) may delegate in
+// turn, up to CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH levels below the main conversation
+// (limits.ts); explore and plan never can. Every report is scanned (scan.ts) before the
+// parent's model reads it.
+//<
 
 import { APIError } from '@anthropic-ai/sdk';
 import { agentLoop, type LoopConfig } from './agent.ts';
@@ -18,6 +25,9 @@ import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
 //> 12 subagent-import-fork
 import { runForkCall, takesForkPath } from './fork.ts';
+//<
+//> 13 subagent-import-scan
+import { scanReport } from './scan.ts';
 //<
 
 export const AGENT_TOOL_NAME = 'agent';
@@ -53,7 +63,12 @@ export const AGENT_TYPES: Record<string, AgentType> = {
     projectContext: false,
   },
   general: {
+    //> 11-12 general-description
     description: 'A general-purpose worker with every tool except starting other sub-agents.',
+    //<
+    //> 13 general-description-nesting
+    description: 'A general-purpose worker with every tool; it may delegate in turn, up to the spawn-depth limit.',
+    //<
     tools: '*',
     systemPrompt: 'You are a general-purpose sub-agent. Complete the task with your tools, then reply with a concise report of what you found or changed. Your report is all the caller will see.',
     projectContext: true,
@@ -78,15 +93,35 @@ export const agentTool: Tool = {
       required: ['description', 'prompt'],
     },
   },
+  //> 11-12 agent-tool-run
   run: (input, config) => runSubagent(input, config),
+  //<
+  //> 13 agent-tool-run-scanned
+  // Every report, whatever kind of sub-agent wrote it, is scanned before the parent's model reads it.
+  run: async (input, config) => scanReport(await runSubagent(input, config)).text,
+  //<
 };
 
+//> 11-12 tools-for-flat
 /** The tools a sub-agent of this type gets: never the agent tool, whatever the type says. */
 export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
-  //> 11 tools-for
+//<
+//> 13 tools-for-nesting
+/**
+ * The tools a sub-agent of this type gets. The agent tool only when `mayNest` (the child
+ * would still be above the depth cap) and the type grants every tool; explore and plan
+ * list their three read-only tools, so they never delegate.
+ */
+export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
+//<
+  //> 11-12 tools-for
   //! hint: Keep the parent's tools that the type allows ('*' = all), and always drop the agent tool.
   const allowed = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
   return allowed.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
+  //<
+  //> 13 tools-for-depth
+  const granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  return mayNest ? granted : granted.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
   //<
 }
 
@@ -126,7 +161,14 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     client: parent.client,
     model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),
     system: subagentSystemPrompt(type, parent.promptParts),
+    //> 11-12 subagent-tools
     tools: toolsFor(type, parent.tools),
+    //<
+    //> 13 subagent-tools-depth
+    // Offered while the child's own children would still be within the cap: depth < maxDepth.
+    tools: toolsFor(type, parent.workerTools ?? parent.tools, parent.depth + 1 < parent.limits.maxDepth),
+    limits: parent.limits,                      // the same object: one count for the whole session
+    //<
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },

@@ -26,6 +26,9 @@ import { AGENT_TOOL_NAME } from './subagent.ts';
 //> 12 tools-import-fork
 import { takesForkPath } from './fork.ts';
 //<
+//> 13 tools-import-limits
+import { depthRefusal } from './limits.ts';
+//<
 
 /** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
 export interface Tool {
@@ -182,11 +185,20 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
       throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
     }
     //<
-    //> 12 recursion-guard-named
+    //> 12-12 recursion-guard-named
     // A named sub-agent still may not start another. A call on the fork path is judged by the
     // fork guard instead (fork.ts): a fork child keeps the agent tool, so that guard must hold.
     if (call.name === AGENT_TOOL_NAME && config.depth > 0 && !takesForkPath(input, config)) {
       throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
+    }
+    //<
+    //> 13 depth-guard
+    // Nesting is allowed now, up to the cap. Past it the call is refused here, before the
+    // tool lookup below: an agent at the cap is not offered the tool, and if its model calls
+    // it anyway the refusal names the limit instead of "no such tool". A fork call is judged
+    // by the fork guard (fork.ts) instead.
+    if (call.name === AGENT_TOOL_NAME && config.depth >= config.limits.maxDepth && !takesForkPath(input, config)) {
+      throw new Error(depthRefusal(config.limits, config.depth));
     }
     //<
     // Only the tools this agent was given can run: a name it was not offered is refused.

@@ -54,6 +54,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   ledger: { tracks: 'tracks', cost: 'boolean' },
   fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean' },
   fork_costs: { tracks: 'tracks' },
+  concurrent: { tracks: 'tracks' },
 };
 const REQUIRED_IN_KIND: Record<string, string[]> = {
   tool_result: ['track', 'tool'],
@@ -73,6 +74,7 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   ledger: [],
   fork_prefix: ['tracks', 'from'],
   fork_costs: ['tracks'],
+  concurrent: ['tracks'],
 };
 
 function isObj(v: unknown): v is Json {

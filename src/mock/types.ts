@@ -151,7 +151,11 @@ export type ExpectationCheck =
    *  write / cache read columns equal the usage the mock reported to the track, and whose
    *  two cost columns (popular: write ×1, read ×0.1; documented: 5m write ×1.25, 1h ×2,
    *  read ×0.1) follow from it. */
-  | { fork_costs: { tracks: string[] } };
+  | { fork_costs: { tracks: string[] } }
+  /** The tracks ran at the same time (chapter 13): by the mock's clock (first request to last
+   *  answer), each track, taken in order of its start, started before the tracks started
+   *  earlier had all finished. Run one after another, each would start after the last ended. */
+  | { concurrent: { tracks: string[] } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.

@@ -278,5 +278,38 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
   }
   if ('fork_prefix' in exp) return checkForkPrefix(exp.fork_prefix, events);
   if ('fork_costs' in exp) return checkForkCosts(exp.fork_costs.tracks, events, seen.terminal);
+  if ('concurrent' in exp) return checkConcurrent(exp.concurrent.tracks, events);
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
+}
+
+/**
+ * `concurrent`: each track's life runs from its first request's arrival to its last answer
+ * (response or error), by the mock's clock. Taken in order of their start, every track must
+ * start before the tracks started earlier have all finished: then no track waited for the
+ * others to be done, and from the first start to the last answer one of them was always in
+ * flight. Run one after another, each would start only after the previous one had ended.
+ * (Not "all in flight at one moment": with no scripted latency the mock answers a short
+ * track before it has even read the twentieth track's first request.)
+ */
+function checkConcurrent(tracks: string[], events: MockEvent[]): string | true {
+  if (tracks.length < 2) return 'concurrent needs at least two tracks';
+  const spans = tracks.map((track) => {
+    const starts = requestsOf(events, track).map((e) => e.time);
+    const ends = events.filter((e) => (e.type === 'response' || e.type === 'error') && e.track === track).map((e) => e.time);
+    return { track, start: Math.min(...starts), end: Math.max(...ends), requests: starts.length };
+  });
+  const idle = spans.find((s) => s.requests === 0);
+  if (idle) return `${idle.track} got no request`;
+  spans.sort((a, b) => a.start - b.start);
+  const t0 = spans[0]!.start;
+  const ms = (t: number) => `${Math.round(t - t0)} ms`;
+  let done = spans[0]!;   // of the tracks started so far, the one that finished last
+  for (const s of spans.slice(1)) {
+    if (s.start >= done.end) {
+      return `not at the same time: ${s.track} started at ${ms(s.start)}, after every track before it had finished (the last, ${done.track}, at ${ms(done.end)}): ` +
+        spans.map((x) => `${x.track} ${ms(x.start)}–${ms(x.end)}`).join(', ');
+    }
+    if (s.end > done.end) done = s;
+  }
+  return true;
 }
