@@ -4,23 +4,15 @@
 // the usage arithmetic. Token numbers follow the documented rule (4 bytes → 1 token).
 
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { MockServer } from '../src/mock/index.ts';
-import { ManualClock, client, mockFor, repeatTrack } from '../src/mock/testkit.ts';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, client, repeatTrack } from '../src/mock/testkit.ts';
+import { useMocks } from './use-mocks.ts';
 
 const MODEL = 'claude-sonnet-4-6'; // minimum cacheable prefix: 1024 tokens
 const SYS = 'S'.repeat(4400); // 4400 bytes → 1100 tokens
 const MIN = 60_000;
 
-const open: MockServer[] = [];
-async function mock(...args: Parameters<typeof mockFor>): Promise<MockServer> {
-  const m = await mockFor(...args);
-  open.push(m);
-  return m;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
+const mock = useMocks();
 
 type Params = Anthropic.MessageCreateParamsNonStreaming;
 function req(system: string, user = 'hi', extra: Partial<Params> = {}): Params {

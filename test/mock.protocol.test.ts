@@ -5,21 +5,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
 import { countTokens } from '../src/mock/index.ts';
-import { client, mockFor } from '../src/mock/testkit.ts';
+import { client } from '../src/mock/testkit.ts';
+import { useMocks } from './use-mocks.ts';
 
 const MODEL = 'claude-sonnet-4-6';
-const open: MockServer[] = [];
-async function mock(...args: Parameters<typeof mockFor>): Promise<MockServer> {
-  const m = await mockFor(...args);
-  open.push(m);
-  return m;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
+const mock = useMocks();
 
 const ask = (text = 'hello there') => ({
   model: MODEL,

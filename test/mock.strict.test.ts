@@ -4,20 +4,13 @@
 // out of turns, a shared track, and parallel tracks routed by content.
 
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
-import { client, mockFor, repeatTrack } from '../src/mock/testkit.ts';
+import { client, repeatTrack } from '../src/mock/testkit.ts';
+import { useMocks } from './use-mocks.ts';
 
 const MODEL = 'claude-sonnet-4-6';
-const open: MockServer[] = [];
-async function mock(...args: Parameters<typeof mockFor>): Promise<MockServer> {
-  const m = await mockFor(...args);
-  open.push(m);
-  return m;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((m) => m.close()));
-});
+const mock = useMocks();
 
 const tools: Anthropic.Tool[] = [{ name: 'read_file', input_schema: { type: 'object', properties: {} } }];
 const use = (id: string, name = 'read_file'): Anthropic.ToolUseBlockParam => ({ type: 'tool_use', id, name, input: {} });
