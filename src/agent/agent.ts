@@ -35,8 +35,12 @@ import { skillCommand, type Skill } from './skills.ts';
 //> 10 agent-import-plan
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 //<
-//> 11 agent-import-subagent
+//> 11-13 agent-import-subagent
 import { agentTool } from './subagent.ts';
+//<
+//> 14 agent-import-agents
+import { agentToolFor } from './subagent.ts';
+import { agentTypes, forkedSkill, runIsland } from './agents.ts';
 //<
 //> 12 agent-import-fork
 import { isForkSubagentEnabled } from './fork.ts';
@@ -193,8 +197,11 @@ export class Session {
         //> 10 session-plan-tool
         exitPlanModeTool,   // offered in every mode, so the tool list (and the cache) never changes
         //<
-        //> 11 session-agent-tool
+        //> 11-13 session-agent-tool
         agentTool,
+        //<
+        //> 14 session-agent-tool-custom
+        agentToolFor(agentTypes(parts.agents)),   // its description lists the custom agents too
         //<
       ],
       messages: [],
@@ -248,6 +255,11 @@ export class Session {
       this.config.terminal.write(`✖ ${skill.error}\n`);
       return Promise.resolve('');
     }
+    //> 14 send-policy-island
+    // A skill marked `context: fork` is not sent as the prompt: it runs as a policy island.
+    const island = skill && forkedSkill(prompt, this.skills);
+    if (skill && island) return runIsland(island, skill.prompt, this.config);
+    //<
     if (skill) {
       prompt = skill.prompt;
       this.config.permissions.preApproved = skill.allowedTools;

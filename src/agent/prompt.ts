@@ -16,6 +16,9 @@ import type { AgentHost } from './main.ts';
 //> 9 prompt-import-skills
 import { loadSkills, skillsSection, type Skill } from './skills.ts';
 //<
+//> 14 prompt-import-agents
+import { loadAgents, type AgentFile } from './agents.ts';
+//<
 
 /** The fixed core: who the agent is and how it works. The same in every session. */
 const CORE = [
@@ -45,6 +48,9 @@ export interface PromptParts {
   //> 9 parts-skills
   skills: Skill[];      // .claude/skills/*/SKILL.md and the user's (skills.ts); a broken one is reported and skipped
   //<
+  //> 14 parts-agents
+  agents: AgentFile[];  // .claude/agents/*.md and the user's (agents.ts); the project's wins
+  //<
 }
 
 /** Read everything the prompt needs, now. `style` defaults to the OUTPUT_STYLE variable. */
@@ -63,6 +69,9 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     gitStatus: await gitSnapshot(host.cwd),
     //> 9 gather-skills
     skills: await loadSkills(host),
+    //<
+    //> 14 gather-agents
+    agents: await loadAgents(host),
     //<
   };
 }

@@ -29,11 +29,15 @@ import { runForkCall, takesForkPath } from './fork.ts';
 //> 13 subagent-import-scan
 import { scanReport } from './scan.ts';
 //<
+//> 14 subagent-import-agents
+import type { PermissionMode } from './permissions.ts';
+import { agentTypes, withMode, withSkills } from './agents.ts';
+//<
 
 export const AGENT_TOOL_NAME = 'agent';
 
 /** A built-in sub-agent type: the configuration that makes the same loop a specialist. */
-interface AgentType {
+export interface AgentType {
   description: string;
   /** Tool names it gets; '*' means every tool of the parent except `agent`. */
   tools: string[] | '*';
@@ -42,6 +46,14 @@ interface AgentType {
   systemPrompt: string;
   /** Whether it also starts with the CLAUDE.md hierarchy and the session's git status. */
   projectContext: boolean;
+  //> 14 agent-type-custom
+  // What an agent file (agents.ts) may add:
+  disallowedTools?: string[];        // taken away after `tools`, whatever granted them
+  permissionMode?: PermissionMode;   // its own mode at the permission gate
+  skills?: string[];                 // skills whose full text it starts with
+  maxTurns?: number;                 // model calls before it must stop (default 20)
+  source?: string;                   // the file that defined it
+  //<
 }
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
@@ -75,24 +87,29 @@ export const AGENT_TYPES: Record<string, AgentType> = {
   },
 };
 
-export const agentTool: Tool = {
-  spec: {
+/** The agent tool's spec for a set of types: every type, and what it is for, is in its words. */
+function agentToolSpec(types: Record<string, AgentType>): Tool['spec'] {
+  return {
     name: AGENT_TOOL_NAME,
     description:
       'Delegate a self-contained task to a sub-agent with a fresh context. Only its final report comes back. ' +
-      'Types: ' + Object.entries(AGENT_TYPES).map(([name, t]) => `${name} (${t.description})`).join('; ') + '. ' +
+      'Types: ' + Object.entries(types).map(([name, t]) => `${name} (${t.description})`).join('; ') + '. ' +
       'Write a complete prompt: the sub-agent cannot see this conversation or ask questions.',
     input_schema: {
       type: 'object',
       properties: {
         description: { type: 'string', description: 'A short (3-5 word) label for the task' },
         prompt: { type: 'string', description: 'The complete task for the sub-agent' },
-        subagent_type: { type: 'string', enum: Object.keys(AGENT_TYPES), description: 'Default: general' },
+        subagent_type: { type: 'string', enum: Object.keys(types), description: 'Default: general' },
         model: { type: 'string', description: 'Optional model id for the sub-agent' },
       },
       required: ['description', 'prompt'],
     },
-  },
+  };
+}
+
+export const agentTool: Tool = {
+  spec: agentToolSpec(AGENT_TYPES),
   //> 11-12 agent-tool-run
   run: (input, config) => runSubagent(input, config),
   //<
@@ -101,6 +118,19 @@ export const agentTool: Tool = {
   run: async (input, config) => scanReport(await runSubagent(input, config)).text,
   //<
 };
+//> 14 agent-tool-for
+
+/**
+ * The agent tool of a session that has custom agents (agents.ts): the same tool, with every
+ * type the session knows in its description and its enum. Those words are part of the tool
+ * list, the first bytes of every request: adding or editing an agent file changes them, and
+ * with them every cached prefix. They are fixed at session start, so within a session they
+ * never move.
+ */
+export function agentToolFor(types: Record<string, AgentType>): Tool {
+  return { ...agentTool, spec: agentToolSpec(types) };
+}
+//<
 
 //> 11-12 tools-for-flat
 /** The tools a sub-agent of this type gets: never the agent tool, whatever the type says. */
@@ -120,7 +150,11 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
   return allowed.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
   //<
   //> 13 tools-for-depth
-  const granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  //> 14 tools-for-disallowed
+  // disallowedTools comes last: it takes away what `tools` (or '*') granted, agent included.
+  granted = granted.filter((t) => !(type.disallowedTools ?? []).includes(t.spec.name));
+  //<
   return mayNest ? granted : granted.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
   //<
 }
@@ -146,9 +180,15 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   if (takesForkPath(input, parent)) return runForkCall(input, parent);
   //<
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
-  const type = AGENT_TYPES[typeName];
+  //> 11-13 known-types
+  const types = AGENT_TYPES;
+  //<
+  //> 14 known-types-custom
+  const types = agentTypes(parent.promptParts.agents);   // built-ins, replaced by name by the agent files
+  //<
+  const type = types[typeName];
   if (!type) {
-    throw new Error(`unknown subagent_type "${typeName}". Known types: ${Object.keys(AGENT_TYPES).join(', ')}`);
+    throw new Error(`unknown subagent_type "${typeName}". Known types: ${Object.keys(types).join(', ')}`);
   }
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
 
@@ -160,7 +200,12 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   const config: LoopConfig = {
     client: parent.client,
     model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),
+    //> 11-13 subagent-system-prompt
     system: subagentSystemPrompt(type, parent.promptParts),
+    //<
+    //> 14 subagent-system-skills
+    system: withSkills(subagentSystemPrompt(type, parent.promptParts), type, parent.promptParts.skills),
+    //<
     //> 11-12 subagent-tools
     tools: toolsFor(type, parent.tools),
     //<
@@ -172,12 +217,22 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },
+    //> 11-13 subagent-permissions
     permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not
+    //<
+    //> 14 subagent-permissions-mode
+    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; an agent file may set its mode
+    //<
     compactAt: parent.compactAt,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),
     depth: parent.depth + 1,
+    //> 11-13 subagent-max-turns
     maxTurns: 20,
+    //<
+    //> 14 subagent-max-turns-custom
+    maxTurns: type.maxTurns ?? 20,
+    //<
     promptParts: parent.promptParts,
   };
   const label = typeof input.description === 'string' ? input.description : typeName;

@@ -32,8 +32,8 @@ export interface Skill {
   name: string;            // the command: /name
   description: string;     // one line for the model and for the list of skills
   allowedTools: string[];  // pre-approved while the skill runs; never a restriction
-  context?: string;        // 'fork': chapter 14 runs the skill in a sub-agent. Unused yet.
-  agent?: string;          // which agent type runs a forked skill (chapter 14). Unused yet.
+  context?: string;        // 'fork': chapter 14 runs the skill in a sub-agent (a policy island)
+  agent?: string;          // which agent type runs a forked skill (chapter 14)
   body: string;            // the template
   file: string;            // where it came from, as shown to the user
 }

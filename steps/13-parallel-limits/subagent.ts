@@ -27,7 +27,7 @@ import { scanReport } from './scan.ts';
 export const AGENT_TOOL_NAME = 'agent';
 
 /** A built-in sub-agent type: the configuration that makes the same loop a specialist. */
-interface AgentType {
+export interface AgentType {
   description: string;
   /** Tool names it gets; '*' means every tool of the parent except `agent`. */
   tools: string[] | '*';
@@ -64,24 +64,29 @@ export const AGENT_TYPES: Record<string, AgentType> = {
   },
 };
 
-export const agentTool: Tool = {
-  spec: {
+/** The agent tool's spec for a set of types: every type, and what it is for, is in its words. */
+function agentToolSpec(types: Record<string, AgentType>): Tool['spec'] {
+  return {
     name: AGENT_TOOL_NAME,
     description:
       'Delegate a self-contained task to a sub-agent with a fresh context. Only its final report comes back. ' +
-      'Types: ' + Object.entries(AGENT_TYPES).map(([name, t]) => `${name} (${t.description})`).join('; ') + '. ' +
+      'Types: ' + Object.entries(types).map(([name, t]) => `${name} (${t.description})`).join('; ') + '. ' +
       'Write a complete prompt: the sub-agent cannot see this conversation or ask questions.',
     input_schema: {
       type: 'object',
       properties: {
         description: { type: 'string', description: 'A short (3-5 word) label for the task' },
         prompt: { type: 'string', description: 'The complete task for the sub-agent' },
-        subagent_type: { type: 'string', enum: Object.keys(AGENT_TYPES), description: 'Default: general' },
+        subagent_type: { type: 'string', enum: Object.keys(types), description: 'Default: general' },
         model: { type: 'string', description: 'Optional model id for the sub-agent' },
       },
       required: ['description', 'prompt'],
     },
-  },
+  };
+}
+
+export const agentTool: Tool = {
+  spec: agentToolSpec(AGENT_TYPES),
   // Every report, whatever kind of sub-agent wrote it, is scanned before the parent's model reads it.
   run: async (input, config) => scanReport(await runSubagent(input, config)).text,
 };
@@ -92,7 +97,7 @@ export const agentTool: Tool = {
  * list their three read-only tools, so they never delegate.
  */
 export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
-  const granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
   return mayNest ? granted : granted.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
 }
 
@@ -112,9 +117,10 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   // No type named and forks on: the child inherits the conversation instead (fork.ts).
   if (takesForkPath(input, parent)) return runForkCall(input, parent);
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
-  const type = AGENT_TYPES[typeName];
+  const types = AGENT_TYPES;
+  const type = types[typeName];
   if (!type) {
-    throw new Error(`unknown subagent_type "${typeName}". Known types: ${Object.keys(AGENT_TYPES).join(', ')}`);
+    throw new Error(`unknown subagent_type "${typeName}". Known types: ${Object.keys(types).join(', ')}`);
   }
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
 

@@ -1,0 +1,222 @@
+//> 14 agents-file
+// Custom agents: sub-agent types written as files instead of code. A project (or a user)
+// describes a specialist in `.claude/agents/NAME.md`, and the `agent` tool can start it
+// by name, exactly like the built-in explore, plan and general:
+//
+//   ---
+//   name: reviewer
+//   description: Reviews a change for bugs; read-only
+//   tools: read_file, grep_search        (optional; default: every tool the parent has)
+//   disallowedTools: run_shell           (optional; taken away after `tools`)
+//   model: claude-haiku-4-5              (optional; "inherit" or omitted: the parent's)
+//   permissionMode: default              (optional; default, acceptEdits, plan, bypassPermissions)
+//   skills: [style-guide]                (optional; skills it starts with, in full)
+//   maxTurns: 8                          (optional; model calls before it must stop)
+//   ---
+//   You are a code reviewer. ...         (the body: its system prompt)
+//
+// Where they come from, lowest precedence first: the built-ins, the user's
+// ~/.claude/agents/, the project's .claude/agents/. A later one with the same name
+// replaces the earlier one whole, so a project can redefine `explore` for itself.
+//
+// The frontmatter is read by chapter 9's parser (skills.ts); this file only says which
+// fields an agent has and what a good value is. A file with a mistake is reported in one
+// line naming the file and the field, and skipped: the other agents still load.
+//
+// Policy islands: a skill (chapter 9) whose frontmatter says `context: fork` and `agent: NAME`
+// is not pasted into the conversation. It runs as a sub-agent of type NAME (default general),
+// its allowed-tools pre-approved at the gate for that sub-agent's calls, and only the
+// report comes back to the main conversation. Pre-approved, not restricted: every other
+// tool is still there and still asks.
+//
+// Not here: Claude Code's other agent fields (hooks, mcpServers, memory, color: an unknown
+// field is reported like a typo), and agents passed on the command line (--agents).
+
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentHost } from './main.ts';
+import { parseFrontmatter, type Fields, type Skill } from './skills.ts';
+import { AGENT_TYPES, AGENT_TOOL_NAME, runSubagent, type AgentType } from './subagent.ts';
+import { BASE_TOOLS } from './tools.ts';
+import type { PermissionMode, Permissions } from './permissions.ts';
+import { agentLoop, type LoopConfig } from './agent.ts';
+import { scanReport } from './scan.ts';
+
+/** A custom agent as loaded: its name, its type, and the file it came from. */
+export interface AgentFile {
+  name: string;
+  type: AgentType;
+  file: string;   // as shown to the user: .claude/agents/reviewer.md or ~/.claude/agents/reviewer.md
+}
+
+const FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills', 'maxTurns'];
+const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
+// A function, not a constant: tools.ts and this file import each other (through subagent.ts),
+// and a constant would read BASE_TOOLS before tools.ts has finished loading.
+const toolNames = (): string[] => [...BASE_TOOLS.map((t) => t.spec.name), AGENT_TOOL_NAME];
+
+/** A mistake in one field: the message names the field, the loader adds the file. */
+class FieldError extends Error {
+  constructor(field: string, problem: string) {
+    super(`field "${field}": ${problem}`);
+  }
+}
+
+function one(fields: Fields, key: string): string | undefined {
+  const v = fields[key];
+  if (Array.isArray(v)) throw new FieldError(key, 'must be a single value, not a list');
+  return v;
+}
+
+/** Claude Code writes tool lists comma-separated (`tools: Read, Grep`); `[a, b]` and `- a` lines work too. */
+function many(fields: Fields, key: string): string[] | undefined {
+  const v = fields[key];
+  if (v === undefined) return undefined;
+  return (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function toolList(fields: Fields, key: string): string[] | undefined {
+  const names = many(fields, key);
+  const unknown = names?.find((n) => !toolNames().includes(n));
+  if (unknown !== undefined) throw new FieldError(key, `unknown tool "${unknown}" (tools here: ${toolNames().join(', ')})`);
+  return names;
+}
+
+/** One agent file's text into an agent, or a thrown one-line reason naming the field. */
+export function parseAgent(source: string): { name: string; type: AgentType } {
+  //> 14 parse-agent
+  const { fields, body } = parseFrontmatter(source);
+  const unknown = Object.keys(fields).find((k) => !FIELDS.includes(k));
+  if (unknown !== undefined) throw new FieldError(unknown, `unknown field (known: ${FIELDS.join(', ')})`);
+  const name = one(fields, 'name');
+  if (name === undefined || name === '') throw new FieldError('name', 'missing (it is required)');
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new FieldError('name', `"${name}" may use lowercase letters, digits and - only`);
+  const description = one(fields, 'description');
+  if (description === undefined || description === '') throw new FieldError('description', 'missing (it is required: the model picks an agent by it)');
+  const model = one(fields, 'model');
+  if (model !== undefined && model !== 'inherit' && !model.startsWith('claude-')) {
+    throw new FieldError('model', `"${model}" is not a model id (claude-…) or "inherit"`);
+  }
+  const mode = one(fields, 'permissionMode');
+  if (mode !== undefined && !MODES.includes(mode as PermissionMode)) {
+    throw new FieldError('permissionMode', `"${mode}" is not one of ${MODES.join(', ')}`);
+  }
+  const turns = one(fields, 'maxTurns');
+  if (turns !== undefined && !(/^\d+$/.test(turns) && Number(turns) >= 1)) {
+    throw new FieldError('maxTurns', `"${turns}" is not a whole number ≥ 1`);
+  }
+  if (body === '') throw new FieldError('body', 'empty: the body is the system prompt');
+  return {
+    name,
+    type: {
+      description,
+      tools: toolList(fields, 'tools') ?? '*',
+      disallowedTools: toolList(fields, 'disallowedTools') ?? [],
+      model: model === 'inherit' ? undefined : model,
+      systemPrompt: body,
+      projectContext: true,   // like general: only the built-in explore and plan go without
+      permissionMode: mode as PermissionMode | undefined,
+      skills: many(fields, 'skills') ?? [],
+      maxTurns: turns === undefined ? undefined : Number(turns),
+    },
+  };
+  //<
+}
+
+/**
+ * The custom agents of the project and of the user. The project's folder is read first
+ * and wins: a user agent whose name the project already defines is left out. A file that
+ * cannot be read or parsed costs one line on the terminal and that one agent.
+ */
+export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
+  const places = [
+    { dir: path.join(host.cwd, '.claude', 'agents'), shown: '.claude/agents' },
+    { dir: path.join(host.home, '.claude', 'agents'), shown: '~/.claude/agents' },
+  ];
+  const agents: AgentFile[] = [];
+  for (const { dir, shown } of places) {
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((f) => f.endsWith('.md')).sort();
+    } catch {
+      continue;   // no agents folder here
+    }
+    for (const fileName of names) {
+      const file = `${shown}/${fileName}`;
+      try {
+        const { name, type } = parseAgent(await readFile(path.join(dir, fileName), 'utf8'));
+        //> 14 project-wins
+        //! hint: Places are read project first: keep an agent only if no earlier place defined its name.
+        if (agents.some((a) => a.name === name)) continue;   // the project already defines it
+        //<
+        agents.push({ name, type: { ...type, source: file }, file });
+      } catch (err) {
+        host.terminal.write(`✖ agent ${file} skipped: ${(err as Error).message}\n`);
+      }
+    }
+  }
+  return agents;
+}
+
+/** Every type the agent tool can start: the built-ins, replaced by name by the custom ones. */
+export function agentTypes(custom: AgentFile[]): Record<string, AgentType> {
+  //> 14 agent-types
+  const types: Record<string, AgentType> = { ...AGENT_TYPES };
+  for (const a of custom) types[a.name] = a.type;
+  return types;
+  //<
+}
+
+/** The parent's gate, with the agent file's own mode when it sets one. */
+export function withMode(permissions: Permissions, mode: PermissionMode | undefined): Permissions {
+  return mode === undefined ? permissions : { ...permissions, mode };
+}
+
+/**
+ * A sub-agent's system prompt with the full text of each skill its type names. Not the
+ * one-line list the main prompt has: the whole body, read once, so the agent starts
+ * knowing it. A name with no such skill is a mistake in the agent file, said as such.
+ */
+export function withSkills(system: string, type: AgentType, skills: Skill[]): string {
+  //> 14 with-skills
+  const sections = (type.skills ?? []).map((name) => {
+    const skill = skills.find((s) => s.name === name);
+    if (!skill) throw new Error(`${type.source ?? 'this agent'} names the skill "${name}" in its skills field, and there is no such skill`);
+    return `# Skill: ${skill.name}\n${skill.body}`;
+  });
+  return [system, ...sections].join('\n\n');
+  //<
+}
+
+/** `/name args` naming a skill with `context: fork`: that skill; anything else: undefined. */
+export function forkedSkill(prompt: string, skills: Skill[]): Skill | undefined {
+  const name = /^\/([a-z0-9][a-z0-9-]*)(?:\s|$)/.exec(prompt.trim())?.[1];
+  return skills.find((s) => s.name === name && s.context === 'fork');
+}
+
+/**
+ * Run a policy island: the skill's expanded prompt becomes the task of a sub-agent of the
+ * skill's `agent` type, with the skill's allowed-tools pre-approved while it runs. The main
+ * conversation gets one user message holding the (scanned) report, and its model answers.
+ * What the island read and did stays in the island.
+ */
+export async function runIsland(skill: Skill, task: string, config: LoopConfig): Promise<string> {
+  //> 14 run-island
+  //! hint: Set config.permissions.preApproved to skill.allowedTools, run runSubagent with the task and
+  //! hint: subagent_type skill.agent ?? 'general', then clear preApproved. Push ONE user message with the
+  //! hint: scanned report into config.messages and return agentLoop(config).
+  const agent = skill.agent ?? 'general';
+  config.permissions.preApproved = skill.allowedTools;   // the island's calls pass this same gate
+  let report: string;
+  try {
+    report = scanReport(await runSubagent({ description: `/${skill.name}`, prompt: task, subagent_type: agent }, config)).text;
+  } catch (err) {
+    report = `Error: ${(err as Error).message}`;   // an unknown agent type, a missing skill: the model is told
+  } finally {
+    config.permissions.preApproved = [];   // the main conversation asks as usual again
+  }
+  config.messages.push({ role: 'user', content: `The /${skill.name} skill ran in an isolated ${agent} sub-agent. Its report:\n\n${report}` });
+  return agentLoop(config);
+  //<
+}
+//<
