@@ -34,5 +34,11 @@ try {
   throw err;
 }
 
+// `node steps/run.mjs 11 | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 const { main } = await import('../src/runner/cli.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -50,7 +50,73 @@ function nesting(events: MockEvent[]): Map<string, number> {
   return depth;
 }
 
-export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): string[] {
+/** All the text the user side wrote in a request's first message or last message. */
+function userText(req: RequestEvent): string {
+  const messages = (req.body.messages as { role: string; content: unknown }[] | undefined) ?? [];
+  const texts = (m: { content: unknown } | undefined) =>
+    m === undefined ? '' : typeof m.content === 'string' ? m.content : (m.content as Block[]).map((b) => (b.type === 'text' ? String(b.text) : '')).join('\n');
+  return `${texts(messages[0])}\n${texts(messages.at(-1))}`;
+}
+
+/**
+ * The event log in an order that does not depend on timing. Sub-agents that run at the
+ * same time interleave their events differently on every run; here each sub-agent's
+ * events follow the `agent` call that started it, sub-agents in call order, so the
+ * same run always reads (and the docs always render) the same way. A track that no
+ * call started (a compaction call, a rejected request) stays right after the event it
+ * followed in the log.
+ */
+export function canonicalOrder(events: MockEvent[]): MockEvent[] {
+  const byTrack = new Map<string, MockEvent[]>();
+  const keyOf = (e: MockEvent) => e.track ?? `#${e.seq}`;
+  for (const e of events) byTrack.set(keyOf(e), [...(byTrack.get(keyOf(e)) ?? []), e]);
+
+  // Which track each agent call started: the first unclaimed track whose opening request carries its prompt.
+  const childrenOf = new Map<ResponseEvent, string[]>();
+  const claimed = new Set<string>(['main']);
+  for (const e of events) {
+    if (e.type !== 'response' || e.track === null) continue;
+    const kids: string[] = [];
+    for (const b of e.content) {
+      if (b.type !== 'tool_use' || b.name !== 'agent' || typeof b.input.prompt !== 'string') continue;
+      const prompt = b.input.prompt;
+      const child = [...byTrack.entries()].find(([t, list]) => {
+        const first = list.find((x): x is RequestEvent => x.type === 'request' && x.path === '/v1/messages');
+        return !claimed.has(t) && first !== undefined && first.seq > e.seq && userText(first).includes(prompt);
+      })?.[0];
+      if (child !== undefined) { claimed.add(child); kids.push(child); }
+    }
+    childrenOf.set(e, kids);
+  }
+
+  // Everything else hangs after the nearest event before it that belongs to main or a sub-agent.
+  const after = new Map<MockEvent, MockEvent[][]>();
+  const loose: MockEvent[][] = [];
+  let anchor: MockEvent | undefined;
+  for (const e of events) {
+    if (claimed.has(keyOf(e))) { anchor = e; continue; }
+    if (anchor) after.set(anchor, [...(after.get(anchor) ?? []), [e]]);
+    else loose.push([e]);
+  }
+
+  const out: MockEvent[] = [];
+  const emitted = new Set<string>();
+  const emit = (list: MockEvent[]) => {
+    for (const e of list) {
+      out.push(e);
+      if (e.type === 'response') for (const kid of childrenOf.get(e) ?? []) if (!emitted.has(kid)) { emitted.add(kid); emit(byTrack.get(kid)!); }
+      for (const hung of after.get(e) ?? []) emit(hung);
+    }
+  };
+  emit(byTrack.get('main') ?? []);
+  for (const list of loose) emit(list);
+  // Claimed tracks whose parent never showed (cannot happen in a well-formed log) are kept, not dropped.
+  for (const [track, list] of byTrack) if (!emitted.has(track) && claimed.has(track) && track !== 'main') { emitted.add(track); emit(list); }
+  return out;
+}
+
+export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): string[] {
+  const events = canonicalOrder(logged);
   const c = opts.color;
   const width = opts.width ?? 100;
   const depth = nesting(events);
@@ -101,6 +167,8 @@ export function renderTranscript(events: MockEvent[], opts: TranscriptOptions): 
         if (b.type === 'text' && b.text.trim() !== '') say(r.track, `${who(r.track)} ▸ ${flat(b.text, width - 12)}`);
         if (b.type === 'tool_use') say(r.track, `${who(r.track)} ${c.yellow('⏺')} ${c.yellow(b.name)}(${argsOf(b.input, width - 24)})`);
       }
+      const agentCalls = r.content.filter((b) => b.type === 'tool_use' && b.name === 'agent').length;
+      if (agentCalls > 1) say(r.track, c.dim(`  (${agentCalls} agent calls in one turn; each sub-agent is shown in full below, in call order)`));
       if (opts.trace) {
         const u = r.usage;
         say(r.track, c.gray(`  ← usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens}, ` +

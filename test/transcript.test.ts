@@ -1,0 +1,41 @@
+// Transcripts must read the same whatever order concurrent sub-agents happened to hit
+// the mock in: the docs are checked for freshness, and a timing-dependent transcript
+// would make that check flaky.
+
+import { it, expect } from 'vitest';
+import { Chalk } from 'chalk';
+import path from 'node:path';
+import { findChapter } from '../src/chapters.ts';
+import type { MockEvent } from '../src/mock/index.ts';
+import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { canonicalOrder, renderTranscript } from '../src/runner/transcript.ts';
+
+/** Another interleaving of the same log: each track's own events keep their order. */
+function reshuffle(events: MockEvent[], seed: number): MockEvent[] {
+  const queues = new Map<string, MockEvent[]>();
+  for (const e of events) queues.set(e.track ?? `#${e.seq}`, [...(queues.get(e.track ?? `#${e.seq}`) ?? []), e]);
+  const out: MockEvent[] = [];
+  let x = seed;
+  while (out.length < events.length) {
+    const live = [...queues.values()].filter((q) => q.length > 0);
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out.push(live[x % live.length]!.shift()!);
+  }
+  return out;
+}
+
+it('five concurrent sub-agents render the same transcript for any interleaving', async () => {
+  const ch = findChapter(13)!;
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/13-parallel-limits/demo.json'));
+  const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  expect(result.ok).toBe(true);
+  const plain = new Chalk({ level: 0 });
+  const reference = renderTranscript(result.events, { color: plain });
+  expect(reference.filter((l) => l.startsWith('    ')).length).toBeGreaterThan(5); // sub-agents are shown, indented
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    const shuffled = reshuffle(result.events, seed);
+    expect(canonicalOrder(shuffled)).toHaveLength(result.events.length);
+    expect(renderTranscript(shuffled, { color: plain })).toEqual(reference);
+  }
+});
