@@ -23,6 +23,7 @@ import { agentLoop, type LoopConfig } from './agent.ts';
 import type { Tool } from './tools.ts';
 import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
+import { EXIT_PLAN_MODE } from './plan.ts';
 //> 12 subagent-import-fork
 import { runForkCall, takesForkPath } from './fork.ts';
 //<
@@ -144,6 +145,11 @@ export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
  */
 export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
 //<
+  //> 11 tools-for-no-plan-exit
+  // exit_plan_mode asks the user to approve a plan; a sub-agent has no user of its own,
+  // so it never gets the tool (Claude Code withholds ExitPlanMode from sub-agents too).
+  parentTools = parentTools.filter((t) => t.spec.name !== EXIT_PLAN_MODE);
+  //<
   //> 11-12 tools-for
   //! hint: Keep the parent's tools that the type allows ('*' = all), and always drop the agent tool.
   const allowed = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));

@@ -16,6 +16,7 @@ import { agentLoop, type LoopConfig } from './agent.ts';
 import type { Tool } from './tools.ts';
 import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
+import { EXIT_PLAN_MODE } from './plan.ts';
 import { runForkCall, takesForkPath } from './fork.ts';
 
 export const AGENT_TOOL_NAME = 'agent';
@@ -86,6 +87,9 @@ export const agentTool: Tool = {
 
 /** The tools a sub-agent of this type gets: never the agent tool, whatever the type says. */
 export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
+  // exit_plan_mode asks the user to approve a plan; a sub-agent has no user of its own,
+  // so it never gets the tool (Claude Code withholds ExitPlanMode from sub-agents too).
+  parentTools = parentTools.filter((t) => t.spec.name !== EXIT_PLAN_MODE);
   const allowed = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
   return allowed.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
 }

@@ -21,6 +21,7 @@ import { agentLoop, type LoopConfig } from './agent.ts';
 import type { Tool } from './tools.ts';
 import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
+import { EXIT_PLAN_MODE } from './plan.ts';
 import { runForkCall, takesForkPath } from './fork.ts';
 import { scanReport } from './scan.ts';
 
@@ -97,6 +98,9 @@ export const agentTool: Tool = {
  * list their three read-only tools, so they never delegate.
  */
 export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
+  // exit_plan_mode asks the user to approve a plan; a sub-agent has no user of its own,
+  // so it never gets the tool (Claude Code withholds ExitPlanMode from sub-agents too).
+  parentTools = parentTools.filter((t) => t.spec.name !== EXIT_PLAN_MODE);
   let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
   return mayNest ? granted : granted.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
 }
