@@ -8,8 +8,10 @@ import path from 'node:path';
 import { ROOT, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
+import type { RunOptions } from '../tooling/docs.ts';
+import { findMutation, withMutant } from '../tooling/selfcheck.ts';
 
-export async function docTranscript(n: number, caseName: string): Promise<string> {
+export async function docTranscript(n: number, caseName: string, options: RunOptions = {}): Promise<string> {
   const chapter = findChapter(n);
   if (!chapter) throw new Error(`chapter ${n} is not in the chapter table`);
   // "demo" is one of the chapter's own cases; "11-subagents/demo" is another chapter's
@@ -17,12 +19,18 @@ export async function docTranscript(n: number, caseName: string): Promise<string
   const foreign = caseName.includes('/');
   const file = foreign ? path.join(ROOT, 'scenarios', `${caseName}.json`) : scenarioFile(chapter, caseName);
   const scenario = await loadScenarioFile(file);
-  const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, latencyScale: 0 });
+  // A mutation's transcript shows a deliberately broken chapter: what the tests catch, seen.
+  const run = (codeDir: string) => runChapter({ codeDir, scenario, latencyScale: 0 });
+  const mutation = options.mutation === undefined ? undefined : findMutation(options.mutation);
+  if (mutation && mutation.chapter !== n) throw new Error(`mutation ${mutation.id} belongs to chapter ${mutation.chapter}, not ${n}`);
+  const result = mutation ? await withMutant(ROOT, mutation, run) : await run(snapshotDir(chapter));
   const plain = new Chalk({ level: 0 });
   const option = foreign ? ` --scenario scenarios/${caseName}.json` : caseName === 'demo' ? '' : ` --case ${caseName}`;
-  const command = `$ node steps/run.mjs ${n}${option}`;
+  const command = mutation
+    ? `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}   # with mutation ${mutation.id}: ${mutation.breaks} (broken on purpose)`
+    : `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}`;
   const table = usageTable(result.events, plain);
-  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100 }), '', ...(table.length > 0 ? [...table, ''] : []), ...agentReports(result.terminal)];
+  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100, trace: options.trace }), '', ...(table.length > 0 ? [...table, ''] : []), ...agentReports(result.terminal)];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
   for (const e of result.expectations) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);

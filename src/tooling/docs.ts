@@ -5,6 +5,7 @@
 //   <!-- diff: 11 -->                       …  <!-- /diff -->   what chapter 11 changes
 //   <!-- diff: 11 agent.ts -->              …  <!-- /diff -->   … in that one file
 //   <!-- run: 11 demo -->                   …  <!-- /run -->    a transcript, from a callback
+//   <!-- run: 8 demo trace with ID -->      …  <!-- /run -->    … with --trace, mutation ID applied
 //
 // A region marker is an HTML comment alone on its line, `<!-- kind: … -->` with a
 // lowercase kind. Other comments (`<!-- note -->`, `<!-- TODO: … -->`) and anything
@@ -24,13 +25,19 @@ export interface DocResolvers {
   code(file: string, block: string, n: number): MaybeAsync<string>;
   diff(n: number, file?: string): MaybeAsync<string>;
   /** undefined keeps the region as it is (no transcript available). */
-  run(n: number, caseName: string): MaybeAsync<string | undefined>;
+  run(n: number, caseName: string, options?: RunOptions): MaybeAsync<string | undefined>;
 }
 
 type Region =
   | { kind: 'code'; file: string; block: string; n: number }
   | { kind: 'diff'; n: number; file?: string }
-  | { kind: 'run'; n: number; caseName: string };
+  | { kind: 'run'; n: number; caseName: string; options: RunOptions };
+
+/** A transcript can show the request shapes (trace), or a deliberately broken chapter (a mutation's id). */
+export interface RunOptions {
+  trace?: boolean;
+  mutation?: string;
+}
 
 const DIRECTIVE = /^<!--\s*([a-z][a-z-]*):\s*(.*?)\s*-->$/;
 const CLOSER = /^<!--\s*\/([a-z][a-z-]*)\s*-->$/;
@@ -54,9 +61,12 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     return m[2] === undefined ? { kind, n } : { kind, n, file: m[2] };
   }
   if (kind === 'run') {
-    const m = /^(\d+)\s+(\S+)$/.exec(args);
-    if (!m) return fail(`malformed run region '${args}': expected <!-- run: N CASE -->`);
-    return { kind, n: chapter(m[1] as string), caseName: m[2] as string };
+    const m = /^(\d+)\s+(\S+)(\s+trace)?(?:\s+with\s+(\S+))?$/.exec(args);
+    if (!m) return fail(`malformed run region '${args}': expected <!-- run: N CASE [trace] [with MUTATION] -->`);
+    const options: RunOptions = {};
+    if (m[3] !== undefined) options.trace = true;
+    if (m[4] !== undefined) options.mutation = m[4];
+    return { kind, n: chapter(m[1] as string), caseName: m[2] as string, options };
   }
   return fail(`unknown region kind '${kind}' (known: code, diff, run)`);
 }
@@ -81,7 +91,7 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
     case 'diff':
       return fenced('diff', await resolvers.diff(region.n, region.file));
     case 'run': {
-      const transcript = await resolvers.run(region.n, region.caseName);
+      const transcript = await resolvers.run(region.n, region.caseName, region.options);
       return transcript === undefined ? undefined : fenced('text', transcript);
     }
   }
@@ -162,7 +172,7 @@ function findClose(lines: readonly string[], from: number, kind: string, fail: (
  */
 export function defaultResolvers(
   root: string,
-  runTranscript?: (n: number, caseName: string) => MaybeAsync<string>,
+  runTranscript?: (n: number, caseName: string, options?: RunOptions) => MaybeAsync<string>,
 ): DocResolvers {
   let sources: Promise<AgentSource[]> | undefined;
   const load = (): Promise<AgentSource[]> => (sources ??= loadAgentSources(root));
@@ -179,8 +189,8 @@ export function defaultResolvers(
       if (text === '') throw new Error(`chapter ${n} changes nothing${file === undefined ? '' : ` in ${file}`}`);
       return text;
     },
-    async run(n, caseName) {
-      return runTranscript ? runTranscript(n, caseName) : undefined;
+    async run(n, caseName, options) {
+      return runTranscript ? runTranscript(n, caseName, options) : undefined;
     },
   };
 }

@@ -7,12 +7,12 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import minimist from 'minimist';
-import { defaultResolvers, fillAllDocs } from './docs.ts';
+import { defaultResolvers, fillAllDocs, type RunOptions } from './docs.ts';
 import { checkSnapshots, writeSnapshots } from './generate.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-type Transcript = (n: number, caseName: string) => Promise<string>;
+type Transcript = (n: number, caseName: string, options?: RunOptions) => Promise<string>;
 
 /** `transcript` fills `<!-- run: N CASE -->` regions; without it they are left as they are. */
 export async function runGen(

@@ -33,15 +33,35 @@ export function applyMutation(sources: readonly AgentSource[], m: Mutation): Age
   return sources.map((s) => (s === target ? { name: s.name, marked: parseMarked(mutated, `src/agent/${s.name}`) } : s));
 }
 
-export async function runMutation(root: string, m: Mutation, sources?: AgentSource[]): Promise<MutationOutcome> {
+/**
+ * Render chapter `m.chapter` with mutation `m` applied into a scratch folder, hand the
+ * folder to `use`, and remove it afterwards. The folder name carries the process id, so
+ * two processes (a test run and `npm run gen`, say) never share one.
+ */
+export async function withMutant<T>(root: string, m: Mutation, use: (codeDir: string) => Promise<T>, sources?: AgentSource[]): Promise<T> {
   const chapter = findChapter(m.chapter);
   if (!chapter) throw new Error(`mutation ${m.id}: unknown chapter ${m.chapter}`);
   const mutated = applyMutation(sources ?? (await loadAgentSources(root)), m);
-  const dir = path.join(root, '.tmp', 'mutants', m.id);
+  const dir = path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   try {
     for (const [name, body] of renderChapterFiles(mutated, chapter.n)) await writeFile(path.join(dir, name), body);
+    return await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function findMutation(id: string): Mutation {
+  const m = MUTATIONS.find((x) => x.id === id);
+  if (!m) throw new Error(`no mutation named ${id} in src/tooling/mutations.ts`);
+  return m;
+}
+
+export async function runMutation(root: string, m: Mutation, sources?: AgentSource[]): Promise<MutationOutcome> {
+  const chapter = findChapter(m.chapter)!;
+  return withMutant(root, m, async (dir) => {
     for (const name of casesOf(chapter, root)) {
       const scenario = await loadScenarioFile(scenarioFile(chapter, name, root));
       const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
@@ -51,9 +71,7 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
       }
     }
     return { id: m.id, breaks: m.breaks, killed: false, detail: `every scenario of chapter ${chapter.n} still passes` };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  }, sources);
 }
 
 export async function runSelfcheck(root: string, print: (line: string) => void = console.log): Promise<number> {
