@@ -27,7 +27,7 @@ import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 //<
 //> 8 agent-import-ledger
 import { Ledger } from './ledger.ts';
-import { withBreakpoints } from './cache.ts';
+import { isPromptCachingDisabled, withBreakpoints } from './cache.ts';
 //<
 //> 9 agent-import-skills
 import { skillCommand, type Skill } from './skills.ts';
@@ -76,6 +76,9 @@ export interface LoopConfig {
   //> 8 config-ledger
   ledger: Ledger;           // token usage of this agent
   //<
+  //> 8 config-caching
+  promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
+  //<
   //> 11 config-depth
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
@@ -122,7 +125,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       //<
       //> 8 request-breakpoints
       // The same bytes as before, plus cache_control markers on copies: see cache.ts.
-      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages),
+      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),
       //<
     });
     //> 8 loop-ledger-add
@@ -216,6 +219,9 @@ export class Session {
       //<
       //> 8 session-config-ledger
       ledger: this.ledger,
+      //<
+      //> 8 session-caching
+      promptCaching: !isPromptCachingDisabled(host.env),
       //<
       //> 11 session-depth
       depth: 0,

@@ -232,6 +232,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     compactAt: parent.compactAt,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),
+    promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
     //> 11-13 subagent-max-turns
     maxTurns: 20,

@@ -150,8 +150,10 @@ export type ExpectationCheck =
   /** The agent's `fork cost:` table: one row per track, in order, whose uncached / cache
    *  write / cache read columns equal the usage the mock reported to the track, and whose
    *  two cost columns (popular: write ×1, read ×0.1; documented: 5m write ×1.25, 1h ×2,
-   *  read ×0.1) follow from it. */
-  | { fork_costs: { tracks: string[] } }
+   *  read ×0.1) follow from it. `input_each` / `input_total`: every track's input tokens
+   *  (uncached + cache write + cache read, from the mock's usage) equal `input_each`, and
+   *  all the tracks' together equal `input_total`. */
+  | { fork_costs: { tracks: string[]; input_each?: number; input_total?: number } }
   /** The tracks ran at the same time (chapter 13): by the mock's clock (first request to last
    *  answer), each track, taken in order of its start, started before the tracks started
    *  earlier had all finished. Run one after another, each would start after the last ended. */

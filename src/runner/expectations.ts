@@ -277,7 +277,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     return true;
   }
   if ('fork_prefix' in exp) return checkForkPrefix(exp.fork_prefix, events);
-  if ('fork_costs' in exp) return checkForkCosts(exp.fork_costs.tracks, events, seen.terminal);
+  if ('fork_costs' in exp) return checkForkCosts(exp.fork_costs, events, seen.terminal);
   if ('concurrent' in exp) return checkConcurrent(exp.concurrent.tracks, events);
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
 }

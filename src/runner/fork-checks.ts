@@ -1,7 +1,8 @@
 // The two expectation kinds of chapter 12, kept apart from expectations.ts because they
 // are longer than the others: `fork_prefix` (a fork child sends its parent's exact bytes,
 // and siblings differ only in their own last block) and `fork_costs` (the agent's cost
-// table is built from the usage the API reported). Both read the mock's event log only.
+// table is built from the usage the API reported; optionally, the children's input tokens
+// are the given numbers). Both read the mock's event log; fork_costs also the agent's output.
 
 import { flattenRequest } from '../mock/index.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../mock/types.ts';
@@ -79,7 +80,8 @@ export function checkForkPrefix(spec: { tracks: string[]; from: string; cached?:
   return true;
 }
 
-export function checkForkCosts(tracks: string[], events: MockEvent[], terminal: string): string | true {
+export function checkForkCosts(spec: { tracks: string[]; input_each?: number; input_total?: number }, events: MockEvent[], terminal: string): string | true {
+  const { tracks } = spec;
   const lines = terminal.split('\n');
   const at = lines.map((l, i) => (l.startsWith('fork cost:') ? i : -1)).filter((i) => i >= 0).at(-1);
   if (at === undefined) return 'the agent printed no "fork cost:" table';
@@ -101,6 +103,9 @@ export function checkForkCosts(tracks: string[], events: MockEvent[], terminal: 
       r.usage.cache_creation.ephemeral_1h_input_tokens * 200 + r.usage.cache_read_input_tokens * 10);
     const want = [input, write, read, Math.round(pop / 100), Math.round(doc / 100)];
     if (got.join() !== want.join()) return `fork cost row ${i + 1} reads "${row?.trim()}"; ${track}'s usage gives ${want.join(' / ')}`;
+    if (spec.input_each !== undefined && input + write + read !== spec.input_each) {
+      return `${track}'s input was ${input + write + read} tokens (${input} uncached, ${write} written, ${read} read), expected ${spec.input_each}`;
+    }
     popular += pop;
     documented += doc;
     plain += input + write + read;
@@ -109,5 +114,6 @@ export function checkForkCosts(tracks: string[], events: MockEvent[], terminal: 
   if (withFork.join() !== [Math.round(popular / 100), Math.round(documented / 100)].join()) return `the "with fork" total reads "${lines[at + 2 + tracks.length]?.trim()}"`;
   const without = numbers(lines[at + 3 + tracks.length]).slice(-2);
   if (without.join() !== [plain, plain].join()) return `the "without fork" total reads "${lines[at + 3 + tracks.length]?.trim()}"; every token at the base price is ${plain}`;
+  if (spec.input_total !== undefined && plain !== spec.input_total) return `the children's input tokens add up to ${plain}, expected ${spec.input_total}`;
   return true;
 }

@@ -15,7 +15,7 @@ import { streamMessage } from './stream.ts';
 import { permissionMode, type Permissions } from './permissions.ts';
 import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
-import { withBreakpoints } from './cache.ts';
+import { isPromptCachingDisabled, withBreakpoints } from './cache.ts';
 import { skillCommand, type Skill } from './skills.ts';
 
 const MAX_TOKENS = 4096;
@@ -34,6 +34,7 @@ export interface LoopConfig {
   compactAt?: number;       // compact past this many tokens; undefined: never
   querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
   ledger: Ledger;           // token usage of this agent
+  promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
 }
 
 /** Run the loop until the model stops asking for tools; returns its final text. */
@@ -46,7 +47,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       model: config.model,
       max_tokens: MAX_TOKENS,
       // The same bytes as before, plus cache_control markers on copies: see cache.ts.
-      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages),
+      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),
     });
     config.ledger.add(response.usage);
     messages.push({ role: 'assistant', content: response.content });
@@ -94,6 +95,7 @@ export class Session {
       compactAt: compactThreshold(host),
       querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       ledger: this.ledger,
+      promptCaching: !isPromptCachingDisabled(host.env),
     };
   }
 

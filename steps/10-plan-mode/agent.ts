@@ -15,7 +15,7 @@ import { streamMessage } from './stream.ts';
 import { permissionMode, type Permissions } from './permissions.ts';
 import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
-import { withBreakpoints } from './cache.ts';
+import { isPromptCachingDisabled, withBreakpoints } from './cache.ts';
 import { skillCommand, type Skill } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 
@@ -35,6 +35,7 @@ export interface LoopConfig {
   compactAt?: number;       // compact past this many tokens; undefined: never
   querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
   ledger: Ledger;           // token usage of this agent
+  promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
 }
 
 /** Run the loop until the model stops asking for tools; returns its final text. */
@@ -47,7 +48,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       model: config.model,
       max_tokens: MAX_TOKENS,
       // The same bytes as before, plus cache_control markers on copies: see cache.ts.
-      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages),
+      ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),
     });
     config.ledger.add(response.usage);
     messages.push({ role: 'assistant', content: response.content });
@@ -96,6 +97,7 @@ export class Session {
       compactAt: compactThreshold(host),
       querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       ledger: this.ledger,
+      promptCaching: !isPromptCachingDisabled(host.env),
     };
   }
 

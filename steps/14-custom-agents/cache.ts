@@ -11,6 +11,11 @@ import type Anthropic from '@anthropic-ai/sdk';
 /** The default 5-minute TTL. `{ type: 'ephemeral', ttl: '1h' }` costs 2× to write instead of 1.25×. */
 const BREAKPOINT: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };
 
+/** DISABLE_PROMPT_CACHING=1 (or true/yes/on), Claude Code's own switch: no breakpoint anywhere. */
+export function isPromptCachingDisabled(env: Record<string, string | undefined>): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((env.DISABLE_PROMPT_CACHING ?? '').trim().toLowerCase());
+}
+
 /** What the prefix of a request is made of, in the order the cache sees it. */
 export interface CachedPrefix {
   tools: Anthropic.Tool[];
@@ -26,8 +31,11 @@ export interface CachedPrefix {
  *      next call (one assistant reply and one user message longer) reads back.
  * Only copies are marked: the stored messages stay clean, or the markers of earlier
  * calls would pile up past the limit of four.
+ * With `caching` false (DISABLE_PROMPT_CACHING) the same bytes go out with no marker at
+ * all: the API then caches nothing, and every request pays for its whole prompt.
  */
-export function withBreakpoints(system: string, tools: Anthropic.Tool[], messages: Anthropic.MessageParam[]): CachedPrefix {
+export function withBreakpoints(system: string, tools: Anthropic.Tool[], messages: Anthropic.MessageParam[], caching = true): CachedPrefix {
+  if (!caching) return { tools, system: [{ type: 'text', text: system }], messages };
   return {
     tools: tools.map((t, i) => (i === tools.length - 1 ? { ...t, cache_control: BREAKPOINT } : t)),
     system: [{ type: 'text', text: system, cache_control: BREAKPOINT }],

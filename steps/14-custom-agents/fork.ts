@@ -70,7 +70,7 @@ export function isInForkChild(messages: Anthropic.MessageParam[]): boolean {
  * that holds the `agent` calls (the loop stores it before running any tool), then one user
  * message answering EVERY tool_use of it with the same placeholder, then the child's text.
  */
-export function buildForkedMessages(parentMessages: Anthropic.MessageParam[], directive: string): Anthropic.MessageParam[] {
+export function buildForkedMessages(parentMessages: Anthropic.MessageParam[], directive: string, caching = true): Anthropic.MessageParam[] {
   const assistant = parentMessages.at(-1);
   if (assistant?.role !== 'assistant' || typeof assistant.content === 'string') {
     throw new Error("a fork starts from the parent's current assistant message, and there is none");
@@ -81,7 +81,8 @@ export function buildForkedMessages(parentMessages: Anthropic.MessageParam[], di
   // The shared prefix ends here, so this is where a breakpoint pays: the first child writes
   // it, its siblings read it. It is stored in the child's messages, so it stays on the same
   // block for every call the child makes (chapter 8's three markers plus this one: four).
-  placeholders.push({ ...placeholders.pop()!, cache_control: { type: 'ephemeral' } });
+  // DISABLE_PROMPT_CACHING means no marker anywhere, so not this one either.
+  if (caching) placeholders.push({ ...placeholders.pop()!, cache_control: { type: 'ephemeral' } });
   return [
     ...parentMessages,
     { role: 'user', content: [...placeholders, { type: 'text', text: buildChildMessage(directive) }] },
@@ -96,7 +97,7 @@ function childConfig(parent: LoopConfig, directive: string, client: Anthropic): 
     model: parent.model,                 // inherited: another model would be another cache
     system: parent.system,               // the bytes the parent sent, never a re-render
     tools: parent.tools,                 // the exact array, `agent` included
-    messages: buildForkedMessages(parent.messages, directive),
+    messages: buildForkedMessages(parent.messages, directive, parent.promptCaching),
     terminal: { write: () => {} },       // the child's text is not the parent's; its report returns
     ledger: new Ledger(),
     depth: parent.depth + 1,
@@ -226,11 +227,13 @@ async function runCompacting(config: LoopConfig): Promise<string> {
  * What a batch of children cost, from the usage fields their ledgers summed, in
  * base-price input tokens, under two accountings: the popular one (a cache write at the
  * base price, a read at 0.1×) and the documented one (a 5-minute write at 1.25×, a 1-hour
- * write at 2×, a read at 0.1×). "Without fork" is the same tokens with nothing shared:
- * every one at the base price. "Cold" assumes no cache at all before the batch: the first
- * child writes the shared prefix, the others read it; "warm" assumes the parent's own last
- * call had cached it already, so every child reads it. Both are computed from the measured
- * shared prefix (what the later children read) and each child's own tokens.
+ * write at 2×, a read at 0.1×). The rows and "with fork" are measured. "Without fork" is
+ * computed: the same tokens with nothing shared, every one at the base price (a run with
+ * DISABLE_PROMPT_CACHING=1 measures it: its "with fork" row is that number). "Cold" assumes
+ * no cache at all before the batch: the first child writes the shared prefix, the others
+ * read it; "warm" assumes the parent's own last call had cached it already, so every child
+ * reads it. Both are computed from the measured shared prefix (what the later children
+ * read) and each child's own tokens.
  */
 export function forkCostReport(children: { label: string; ledger: Ledger }[]): string {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
