@@ -181,7 +181,8 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: 'breakpoints go on copies, so they never pile up past four' },
   { id: 'system-timestamp-per-call', chapter: 8, file: 'agent.ts',
     find: '...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),',
-    replace: '...withBreakpoints(`${config.system}\nCurrent time: ${performance.now()}`, config.tools.map((t) => t.spec), messages, config.promptCaching),',
+    // A clock that ticks once per call (not the real one), so the broken run's transcript is the same every time.
+    replace: '...withBreakpoints(`${config.system}\nCurrent time: ${new Date(Date.UTC(2026, 0, 1, 9, 0, messages.length)).toISOString()}`, config.tools.map((t) => t.spec), messages, config.promptCaching),',
     breaks: 'the system prompt keeps the same bytes on every call' },
   { id: 'tools-reordered-per-call', chapter: 8, file: 'agent.ts',
     find: '...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),',
