@@ -6,6 +6,7 @@
 import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
@@ -58,9 +59,19 @@ export async function writeTree(base: string, files: Record<string, string> | un
   }
 }
 
+/**
+ * Where run workspaces go. The workspace path is part of the agent's system prompt
+ * (chapter 3 on), so its length changes token counts; /tmp gives the same length on
+ * Linux and macOS (where the usual temp folder is a long per-user path), which keeps
+ * the docs' transcripts and chapter 12's exact figures the same there.
+ */
+function scratchRoot(): string {
+  return process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : tmpdir();
+}
+
 export async function runChapter(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const tempDir = await mkdtemp(path.join(tmpdir(), 'subagents-run-'));
+  const tempDir = await mkdtemp(path.join(scratchRoot(), 'subagents-run-'));
   const workspace = path.join(tempDir, 'work');
   const home = path.join(tempDir, 'home');
   await mkdir(workspace);
