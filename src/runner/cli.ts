@@ -98,7 +98,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   }
   if (args.selfcheck) {
     const { runSelfcheck } = await import('../tooling/selfcheck.ts');
-    return runSelfcheck(ROOT);
+    return runSelfcheck(ROOT, undefined, args.json);
   }
   if (args.list) return list(c);
   const classroom = OPTIONAL_DIR_FLAGS.filter((f) => args[f] !== undefined);

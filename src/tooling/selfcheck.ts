@@ -62,7 +62,10 @@ export function findMutation(id: string): Mutation {
 export async function runMutation(root: string, m: Mutation, sources?: AgentSource[]): Promise<MutationOutcome> {
   const chapter = findChapter(m.chapter)!;
   return withMutant(root, m, async (dir) => {
-    for (const name of casesOf(chapter, root)) {
+    // The case named as catching it goes first: usually the only one that needs to run.
+    const cases = casesOf(chapter, root);
+    const ordered = m.caughtBy && cases.includes(m.caughtBy) ? [m.caughtBy, ...cases.filter((c) => c !== m.caughtBy)] : cases;
+    for (const name of ordered) {
       const scenario = await loadScenarioFile(scenarioFile(chapter, name, root));
       const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
       if (!result.ok) {
@@ -74,14 +77,16 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
   }, sources);
 }
 
-export async function runSelfcheck(root: string, print: (line: string) => void = console.log): Promise<number> {
+export async function runSelfcheck(root: string, print: (line: string) => void = console.log, json = false): Promise<number> {
   const sources = await loadAgentSources(root);
-  let survived = 0;
+  const outcomes: MutationOutcome[] = [];
   for (const m of MUTATIONS) {
-    const outcome = await runMutation(root, m, sources);
-    if (!outcome.killed) survived++;
-    print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${m.id.padEnd(34)} ch${m.chapter}  ${outcome.detail}`);
+    const outcome = await runMutation(root, m, sources).catch((err: unknown): MutationOutcome =>
+      ({ id: m.id, breaks: m.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
+    outcomes.push(outcome);
+    if (!json) print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${m.id.padEnd(34)} ch${m.chapter}  ${outcome.detail}`);
   }
-  print(`\n${MUTATIONS.length - survived}/${MUTATIONS.length} mutations caught`);
+  const survived = outcomes.filter((o) => !o.killed).length;
+  print(json ? JSON.stringify(outcomes, null, 2) : `\n${MUTATIONS.length - survived}/${MUTATIONS.length} mutations caught`);
   return survived === 0 ? 0 : 1;
 }
