@@ -195,22 +195,26 @@ export function defaultResolvers(
   };
 }
 
-/** Fill every `docs/*.md`; returns the docs that changed (or would, when write is false). */
+/** Fill every `docs/*.md` and the top-level README.md; returns the files that changed (or would, when write is false). */
 export async function fillAllDocs(root: string, resolvers: DocResolvers, options: { write: boolean }): Promise<string[]> {
   let names: string[];
   try {
-    names = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).sort();
+    names = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
   } catch (err) {
     if ((err as { code?: unknown }).code === 'ENOENT') return [];
     throw err;
   }
+  try {
+    await readFile(join(root, 'README.md'), 'utf8');
+    names.push('README.md');
+  } catch { /* a tree without a README (the tests' fixtures) */ }
   const changed: string[] = [];
   for (const name of names) {
-    const path = join(root, 'docs', name);
+    const path = join(root, ...name.split('/'));
     const before = await readFile(path, 'utf8');
-    const after = await fillDoc(before, `docs/${name}`, resolvers);
+    const after = await fillDoc(before, name, resolvers);
     if (after === before) continue;
-    changed.push(`docs/${name}`);
+    changed.push(name);
     if (options.write) await writeFile(path, after);
   }
   return changed;
