@@ -226,6 +226,40 @@ describe('time: TTLs and visibility', () => {
     expect((await usageOf(c, req(SYS))).cache_read_input_tokens).toBe(0);
   });
 
+  it('idle_ms moves the mock clock past a 5m TTL without waiting: the next identical request writes again', async () => {
+    const clock = new ManualClock();
+    const m = await mock({ main: { turns: [{ text: 'ok' }, { text: 'ok', idle_ms: 6 * MIN }, { text: 'ok' }] } }, { clock });
+    const c = client(m);
+    const began = Date.now();
+    expect((await usageOf(c, req(SYS))).cache_creation_input_tokens).toBe(1100);
+    clock.advance(1);
+    // The idle turn's own request arrived before the gap: it still reads (and refreshes).
+    expect((await usageOf(c, req(SYS))).cache_read_input_tokens).toBe(1100);
+    clock.advance(1);
+    const after = await usageOf(c, req(SYS));
+    expect(after.cache_read_input_tokens).toBe(0);
+    expect(after.cache_creation_input_tokens).toBe(1100);
+    expect(Date.now() - began).toBeLessThan(5000); // six minutes passed on the mock's clock only
+    const times = m.events.filter((e) => e.type === 'request').map((e) => e.time);
+    expect(times[2]! - times[1]!).toBe(6 * MIN + 1);
+  });
+
+  it('idle_ms of six minutes leaves a 1h entry readable', async () => {
+    const clock = new ManualClock();
+    const m = await mock({ main: { turns: [{ text: 'ok' }, { text: 'ok', idle_ms: 6 * MIN }, { text: 'ok' }] } }, { clock });
+    const c = client(m);
+    const oneHour = (): Params => ({
+      ...req(SYS), system: [{ type: 'text', text: SYS, cache_control: { type: 'ephemeral', ttl: '1h' } }],
+    });
+    expect((await usageOf(c, oneHour())).cache_creation?.ephemeral_1h_input_tokens).toBe(1100);
+    clock.advance(1);
+    await usageOf(c, oneHour());
+    clock.advance(1);
+    const after = await usageOf(c, oneHour());
+    expect(after.cache_read_input_tokens).toBe(1100);
+    expect(after.cache_creation_input_tokens).toBe(0);
+  });
+
   it('two simultaneous identical prefixes on a frozen clock both miss', async () => {
     const clock = new ManualClock();
     const m = await mock(

@@ -26,7 +26,7 @@ const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 export const ROOT_FIELDS = [
   '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'prompts', 'answers', 'tracks', 'expect',
 ];
-export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'error', 'allow_unoffered'];
+export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 
 /** Expectation kinds and the fields each accepts (true = required). */
@@ -221,7 +221,7 @@ export function parseScenario(text: string, file: string): Scenario {
   }
 
   function checkTurn(v: unknown, p: string): void {
-    const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, error?}');
+    const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, idle_ms?, error?}');
     fields(t, p, TURN_FIELDS);
     if ('allow_unoffered' in t) boolean(t.allow_unoffered, `${p}.allow_unoffered`, 'allow calling a tool the request does not offer');
     if (!('text' in t) && !('tool_calls' in t) && !('error' in t)) {
@@ -251,6 +251,11 @@ export function parseScenario(text: string, file: string): Scenario {
     if ('latency_ms' in t) {
       if (typeof t.latency_ms !== 'number' || !(t.latency_ms >= 0)) {
         fail(`${p}.latency_ms`, `expected a number of milliseconds ≥ 0, got ${JSON.stringify(t.latency_ms)}`);
+      }
+    }
+    if ('idle_ms' in t) {
+      if (typeof t.idle_ms !== 'number' || !(t.idle_ms >= 0)) {
+        fail(`${p}.idle_ms`, `expected a number of milliseconds ≥ 0 (time that passes on the mock's clock before the response), got ${JSON.stringify(t.idle_ms)}`);
       }
     }
     if ('error' in t) {

@@ -107,7 +107,12 @@ export function jsonChunks(json: string): string[] {
 export async function startMock(opts: MockOptions): Promise<MockServer> {
   const scenario = opts.scenario;
   const file = scenario.file;
-  const clock = opts.clock ?? realClock;
+  const base = opts.clock ?? realClock;
+  // Idle time a turn asked for (`idle_ms`) is added here rather than waited out: the
+  // mock's clock jumps ahead, so TTLs run out in a test that takes milliseconds. Every
+  // time the mock records or compares goes through this clock.
+  let idle = 0;
+  const clock: Clock = { now: () => base.now() + idle };
   const scale = opts.latencyScale ?? 1;
   const events: MockEvent[] = [];
   const failures: string[] = [];
@@ -199,6 +204,11 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   ): Promise<void> => {
     const wait = (turn.latency_ms ?? 0) * scale;
     if (wait > 0) await sleep(wait);
+    // The request has arrived (its arrival time decided what it reads), and now the
+    // scripted idle time passes before the response starts. Entries written by this
+    // request take their TTL from its arrival, so a gap longer than the TTL means that
+    // every request from here on finds them expired.
+    if (turn.idle_ms) idle += turn.idle_ms;
     const start = clock.now();
     const stream = body.stream === true;
     const model = String(body.model);

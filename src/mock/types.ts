@@ -73,6 +73,11 @@ export interface Turn {
   usage?: { output_tokens?: number };
   /** Wait this long (real milliseconds) before the response starts. */
   latency_ms?: number;
+  /** Let this many milliseconds pass on the mock's clock (never really waited) after the
+   *  request arrived and before its response starts: the user walked away. The request
+   *  itself reads and writes the cache as of its arrival; every later request arrives at
+   *  least this much later, so a gap beyond a TTL expires what was cached before it. */
+  idle_ms?: number;
   /** Answer with an API error instead. The turn is consumed, so a retry gets the next turn. */
   error?: InjectedError;
   /** A real model only calls tools the request offers, so the mock refuses to script a call

@@ -233,7 +233,10 @@ async function runCompacting(config: LoopConfig): Promise<string> {
  * no cache at all before the batch: the first child writes the shared prefix, the others
  * read it; "warm" assumes the parent's own last call had cached it already, so every child
  * reads it. Both are computed from the measured shared prefix (what the later children
- * read) and each child's own tokens.
+ * read) and each child's own tokens, those at the base price. A run whose cache expired
+ * before the children started measures cold in its "with fork" row; at the documented
+ * price that row is a little higher than the cold line, because each child here also
+ * writes its own tail to the cache (chapter 8's marker on the latest message), at 1.25×.
  */
 export function forkCostReport(children: { label: string; ledger: Ledger }[]): string {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
