@@ -118,8 +118,6 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   const failures: string[] = [];
   const cache = new PromptCache();
   const state = new Map<string, { next: number; busy: boolean }>();
-  /** Ids of tool calls scripted with allow_unoffered: exempt from the offered-tool rule. */
-  const unofferedIds = new Set<string>();
   for (const name of Object.keys(scenario.tracks)) state.set(name, { next: 0, busy: false });
   let seq = 0;
 
@@ -193,7 +191,6 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
     (turn.tool_calls ?? []).forEach((c, i) => {
       const id = toolUseId(file, track, turnIdx, i);
-      if (turn.allow_unoffered) unofferedIds.add(id);
       content.push({ type: 'tool_use', id, name: c.name, input: c.input });
     });
     return content;
@@ -345,7 +342,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       reject(res, s, rid, null, null, 400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not a JSON object');
       return;
     }
-    const problem = validateRequest(body, { countTokens: isCount, unofferedIds });
+    const problem = validateRequest(body, { countTokens: isCount });
     if (problem) {
       log(requestEvent(s, arrival, path, body, null, null));
       reject(res, s, rid, null, null, problem.status, problem.type, problem.message);

@@ -32,7 +32,7 @@ function apiPath(where: string): string {
  */
 export function validateRequest(
   body: unknown,
-  opts: { countTokens: boolean; unofferedIds?: ReadonlySet<string> },
+  opts: { countTokens: boolean },
 ): Rejection | null {
   if (!isObj(body)) return bad('Request body must be a JSON object.');
 
@@ -60,13 +60,11 @@ export function validateRequest(
     }
   }
 
-  // tools: each needs a name; remember the names for the tool_use check below.
-  const toolNames = new Set<string>();
+  // tools: each needs a name.
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return bad('tools: Input should be a valid list');
     for (const [i, t] of body.tools.entries()) {
       if (!isObj(t) || typeof t.name !== 'string' || t.name === '') return bad(`tools.${i}.name: Field required`);
-      toolNames.add(t.name);
     }
   }
 
@@ -119,15 +117,11 @@ export function validateRequest(
     return bad('Requests which include `tool_use` or `tool_result` blocks must define tools.');
   }
 
+  // A tool_use in the history may name a tool this request no longer offers: the API
+  // accepts it (only the prompt cache notices the changed tool list). What a real model
+  // cannot do is *call* a tool it was not offered; the server refuses to script that.
   for (const [k, msg] of merged.entries()) {
     if (msg.role === 'assistant') {
-      for (const { block, where } of msg.blocks) {
-        // A call the mock itself made to an unoffered tool (a turn with allow_unoffered)
-        // is history the agent cannot help carrying; anything else is the agent's doing.
-        if (block.type === 'tool_use' && !toolNames.has(String(block.name)) && !opts.unofferedIds?.has(String(block.id))) {
-          return bad(`${apiPath(where)}: tool_use names a tool that is not in \`tools\`: ${String(block.name)}`);
-        }
-      }
       const ids = msg.blocks.filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id));
       if (ids.length === 0) continue;
       const next = merged[k + 1];
