@@ -34,10 +34,11 @@ try {
   throw err;
 }
 
-// `node steps/run.mjs 11 | head` closes the pipe early: that is the reader's choice, not an error.
+// `node steps/run.mjs 11 | head` closes the pipe early: that is the reader's choice, not an
+// error. The run goes on quietly (so it still cleans up its temp folder) and exits as usual.
 process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
+  if (err.code !== 'EPIPE') throw err;
+  process.stdout.write = () => true;
 });
 
 const { main } = await import('../src/runner/cli.ts');
