@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 // Runs a chapter: `node steps/run.mjs 11`. Plain Node on purpose, so it works before
-// anything is built. Its only job is to make TypeScript importable, then hand over
-// to src/runner/cli.ts. `node steps/run.mjs --help` lists everything it can do.
+// anything is built. Its only job is to make TypeScript runnable, then hand over to
+// src/runner/cli.ts. `node steps/run.mjs --help` lists everything it can do.
 //
-// Node >= 22.18 strips TypeScript types natively, so nothing is registered there.
-// On older Node the tsx loader is registered, but only after the SDK has been
-// imported natively: the SDK is hundreds of modules, and every one of them would
-// otherwise pass through the loader (measured: about twice as slow to start).
+// How the TypeScript gets run:
+// - Node >= 22.18 strips types natively: nothing to do.
+// - Older Node: steps/fast-start.mjs bundles the runner and the chapter snapshots into
+//   JavaScript once (cached in node_modules/.cache). Anything else that is TypeScript
+//   (an exercise folder, a mutant) goes through the tsx loader, registered only when
+//   first needed, and always after the SDK has been imported natively: the SDK is
+//   hundreds of modules, and every one of them would otherwise pass through the loader.
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const nativeTypeScript = major > 22 || (major === 22 && minor >= 18);
@@ -20,11 +26,28 @@ if (major < 20 || (major === 20 && minor < 19)) {
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
 
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+let cli = new URL('../src/runner/cli.ts', import.meta.url).href;
+
 try {
   await import('@anthropic-ai/sdk');
   if (!nativeTypeScript) {
-    const { register } = await import('tsx/esm/api');
-    register();
+    let registered = false;
+    const needTypeScript = async () => {
+      if (registered) return;
+      registered = true;
+      const { register } = await import('tsx/esm/api');
+      register();
+    };
+    // The runner asks through these two hooks; they exist only when this file started it.
+    globalThis[Symbol.for('subagents.needTypeScript')] = needTypeScript;
+    const fast = await import('./fast-start.mjs').then((m) => m.compiled(root)).catch(() => undefined);
+    if (fast) {
+      cli = fast.cli;
+      globalThis[Symbol.for('subagents.compiledChapter')] = (dir) => fast.chapters.get(path.resolve(dir));
+    } else {
+      await needTypeScript();
+    }
   }
 } catch (err) {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND') {
@@ -41,5 +64,5 @@ process.stdout.on('error', (err) => {
   process.stdout.write = () => true;
 });
 
-const { main } = await import('../src/runner/cli.ts');
+const { main } = await import(cli);
 process.exitCode = await main(process.argv.slice(2));

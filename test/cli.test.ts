@@ -138,6 +138,15 @@ describe('good input', () => {
   });
 });
 
+it('end to end on the fast path: chapter 12 (concurrent forks) from its compiled copy passes', () => {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '12'], { encoding: 'utf8' });
+  expect(r.stdout).toMatch(/PASS \d+\/\d+ expectations/);
+  expect(r.status).toBe(0);
+  // On Node < 22.18 the runner and the snapshots run from a bundle in node_modules/.cache.
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major! < 22 || (major === 22 && minor! < 18)) expect(existsSync(path.join(ROOT, 'node_modules/.cache/subagents-run'))).toBe(true);
+}, 60_000);
+
 it('end to end: `node steps/run.mjs 1` in a child process, colours off when not a terminal', () => {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1'], { encoding: 'utf8' });
   expect(r.status).toBe(0);

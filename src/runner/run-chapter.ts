@@ -46,7 +46,21 @@ interface ChapterModule {
   }): Promise<void>;
 }
 
+/** Set by steps/run.mjs on Node < 22.18: a snapshot compiled ahead, and tsx on demand for anything else. */
+type Hooks = { compiled?: (dir: string) => string | undefined; needTypeScript?: () => Promise<void> };
+const hooks = (): Hooks => {
+  const g = globalThis as Record<symbol, unknown>;
+  return {
+    compiled: g[Symbol.for('subagents.compiledChapter')] as Hooks['compiled'],
+    needTypeScript: g[Symbol.for('subagents.needTypeScript')] as Hooks['needTypeScript'],
+  };
+};
+
 export async function loadChapterModule(codeDir: string): Promise<ChapterModule> {
+  const { compiled, needTypeScript } = hooks();
+  const ahead = compiled?.(codeDir);
+  if (ahead) return (await import(ahead)) as ChapterModule;
+  await needTypeScript?.();
   return (await import(pathToFileURL(path.join(codeDir, 'main.ts')).href)) as ChapterModule;
 }
 

@@ -7,7 +7,21 @@ import { fileURLToPath } from 'node:url';
 import { CHAPTERS, chapterDir, type Chapter } from '../chapters.ts';
 import { loadScenario, type Scenario } from '../mock/index.ts';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/**
+ * The project folder: the nearest folder above this file that holds steps/run.mjs. (Not a
+ * fixed '../..': steps/run.mjs may run a bundled copy of this code from node_modules/.cache.)
+ */
+function findRoot(from: string): string {
+  let dir = path.dirname(fileURLToPath(from));
+  while (!existsSync(path.join(dir, 'steps', 'run.mjs'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('cannot find the project folder (no steps/run.mjs above this file)');
+    dir = up;
+  }
+  return dir;
+}
+
+export const ROOT = findRoot(import.meta.url);
 
 export function scenarioDir(ch: Chapter, root = ROOT): string {
   return path.join(root, 'scenarios', chapterDir(ch));

@@ -5,12 +5,11 @@
 // the work happens in generate.ts and docs.ts.
 
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import minimist from 'minimist';
 import { defaultResolvers, fillAllDocs, type RunOptions } from './docs.ts';
 import { checkSnapshots, writeSnapshots } from './generate.ts';
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { ROOT as REPO_ROOT } from '../runner/scenarios.ts';
 
 type Transcript = (n: number, caseName: string, options?: RunOptions) => Promise<string>;
 
