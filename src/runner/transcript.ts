@@ -243,14 +243,24 @@ export function forkDivergence(events: MockEvent[]): Map<number, string> {
   return out;
 }
 
-/** The reports an agent prints for the reader (chapter 12's fork cost table), echoed by the runner. */
+/**
+ * What the agent itself printed about its spending, echoed by the runner under the
+ * transcript: its one-line summary of each sub-agent or fork it ran, its ledger and cost
+ * lines (chapter 8 on), and chapter 12's fork cost table. The transcript above comes from
+ * the wire; these lines show the agent's own books, which the expectations check against it.
+ */
 export function agentReports(terminal: string): string[] {
   const lines = terminal.split('\n');
   const at = lines.map((l, i) => (l.startsWith('fork cost:') ? i : -1)).filter((i) => i >= 0);
-  return at.flatMap((i) => {
+  const tables = at.flatMap((i) => {
     const end = lines.findIndex((l, j) => j > i && l.startsWith('¹'));
     return end < 0 ? [] : [...lines.slice(i, end + 1), ''];
   });
+  const summaries = lines.filter((l) => /^\s+⎿ .*(sub-agent|fork) /.test(l)).map((l) => `  ${l.trim()}`);
+  const shown = summaries.length > 8 ? [...summaries.slice(0, 8), `  … and ${summaries.length - 8} more`] : summaries;
+  const books = lines.filter((l) => l.startsWith('ledger: ') || l.startsWith('cost: ')).slice(-2).map((l) => `  ${l}`);
+  const own = [...shown, ...books];
+  return [...tables, ...(own.length > 0 ? ["the agent's own accounting (from its terminal):", ...own, ''] : [])];
 }
 
 /** Usage per track, summed from the responses. */
