@@ -30,12 +30,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let cli = new URL('../src/runner/cli.ts', import.meta.url).href;
 
 try {
-  await import('@anthropic-ai/sdk');
-  if (!nativeTypeScript) {
+  if (nativeTypeScript) await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
+  else {
     let registered = false;
     const needTypeScript = async () => {
       if (registered) return;
       registered = true;
+      await import('@anthropic-ai/sdk');   // natively first, so its modules skip the loader
       const { register } = await import('tsx/esm/api');
       register();
     };
