@@ -27,7 +27,7 @@ const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-let cli = new URL('../src/runner/cli.ts', import.meta.url).href;
+let runner = () => import('../src/runner/cli.ts');
 
 try {
   if (nativeTypeScript) await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
@@ -40,11 +40,13 @@ try {
       const { register } = await import('tsx/esm/api');
       register();
     };
-    // The runner asks through these two hooks; they exist only when this file started it.
+    // The runner asks through these hooks; they exist only when this file started it.
+    // (The compiled runner is a script, which cannot import() by itself: it borrows ours.)
     globalThis[Symbol.for('subagents.needTypeScript')] = needTypeScript;
+    globalThis[Symbol.for('subagents.import')] = (url) => import(url);
     const fast = await import('./fast-start.mjs').then((m) => m.compiled(root)).catch(() => undefined);
     if (fast) {
-      cli = fast.cli;
+      runner = fast.cli;
       globalThis[Symbol.for('subagents.compiledChapter')] = (dir) => fast.chapters.get(path.resolve(dir));
     } else {
       await needTypeScript();
@@ -65,5 +67,5 @@ process.stdout.on('error', (err) => {
   process.stdout.write = () => true;
 });
 
-const { main } = await import(cli);
+const { main } = await runner();
 process.exitCode = await main(process.argv.slice(2));

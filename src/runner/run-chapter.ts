@@ -46,22 +46,32 @@ interface ChapterModule {
   }): Promise<void>;
 }
 
-/** Set by steps/run.mjs on Node < 22.18: a snapshot compiled ahead, and tsx on demand for anything else. */
-type Hooks = { compiled?: (dir: string) => string | undefined; needTypeScript?: () => Promise<void> };
+/**
+ * Set by steps/run.mjs on Node < 22.18 (see steps/fast-start.mjs): a loader for a snapshot
+ * compiled ahead, tsx on demand for any other TypeScript, and an import() that works from
+ * the compiled runner (a script, which has none of its own).
+ */
+type Hooks = {
+  compiled?: (dir: string) => (() => unknown) | undefined;
+  needTypeScript?: () => Promise<void>;
+  importer?: (url: string) => Promise<unknown>;
+};
 const hooks = (): Hooks => {
   const g = globalThis as Record<symbol, unknown>;
   return {
     compiled: g[Symbol.for('subagents.compiledChapter')] as Hooks['compiled'],
     needTypeScript: g[Symbol.for('subagents.needTypeScript')] as Hooks['needTypeScript'],
+    importer: g[Symbol.for('subagents.import')] as Hooks['importer'],
   };
 };
 
 export async function loadChapterModule(codeDir: string): Promise<ChapterModule> {
-  const { compiled, needTypeScript } = hooks();
+  const { compiled, needTypeScript, importer } = hooks();
   const ahead = compiled?.(codeDir);
-  if (ahead) return (await import(ahead)) as ChapterModule;
+  if (ahead) return ahead() as ChapterModule;
   await needTypeScript?.();
-  return (await import(pathToFileURL(path.join(codeDir, 'main.ts')).href)) as ChapterModule;
+  const url = pathToFileURL(path.join(codeDir, 'main.ts')).href;
+  return (await (importer ? importer(url) : import(url))) as ChapterModule;
 }
 
 /** Write a map of relative paths to contents under a folder. */

@@ -53,5 +53,5 @@ async function generate(root: string, print: (line: string) => void, transcript?
 
 // Run directly (not imported by steps/run.mjs or a test).
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  process.exitCode = await runGen(process.argv.slice(2));
+  void runGen(process.argv.slice(2)).then((code) => { process.exitCode = code; });
 }
