@@ -1,1 +1,0 @@
-export const b: number = 41;
