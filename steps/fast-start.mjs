@@ -43,6 +43,7 @@ function sources(root) {
  * the functions this run really compiled, not only the top level.
  */
 const loaded = new Map();
+const cachesToWrite = [];   // [file, script]: written together by one exit listener
 
 function loadBundle(file) {
   if (loaded.has(file)) return loaded.get(file);
@@ -51,9 +52,14 @@ function loadBundle(file) {
   const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) {
-    process.once('exit', () => {
-      try { writeFileSync(cacheFile, script.createCachedData()); } catch { /* a read-only cache is only slower */ }
-    });
+    if (cachesToWrite.length === 0) {
+      process.once('exit', () => {
+        for (const [to, s] of cachesToWrite) {
+          try { writeFileSync(to, s.createCachedData()); } catch { /* a read-only cache is only slower */ }
+        }
+      });
+    }
+    cachesToWrite.push([cacheFile, script]);
   }
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file));

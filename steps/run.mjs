@@ -6,10 +6,12 @@
 // How the TypeScript gets run:
 // - Node >= 22.18 strips types natively: nothing to do.
 // - Older Node: steps/fast-start.mjs bundles the runner and the chapter snapshots into
-//   JavaScript once (cached in node_modules/.cache). Anything else that is TypeScript
-//   (an exercise folder, a mutant) goes through the tsx loader, registered only when
-//   first needed, and always after the SDK has been imported natively: the SDK is
-//   hundreds of modules, and every one of them would otherwise pass through the loader.
+//   JavaScript once (cached in node_modules/.cache). Should that build fail, the tsx
+//   loader runs the TypeScript instead, registered after the SDK has been imported
+//   natively: the SDK is hundreds of modules, and every one of them would otherwise
+//   pass through the loader.
+// Either way, a folder that is not a snapshot (an exercise, a mutant) is bundled on the
+// spot by src/runner/load-folder.ts.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,24 +34,14 @@ let runner = () => import('../src/runner/cli.ts');
 try {
   if (nativeTypeScript) await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
   else {
-    let registered = false;
-    const needTypeScript = async () => {
-      if (registered) return;
-      registered = true;
-      await import('@anthropic-ai/sdk');   // natively first, so its modules skip the loader
-      const { register } = await import('tsx/esm/api');
-      register();
-    };
-    // The runner asks through these hooks; they exist only when this file started it.
-    // (The compiled runner is a script, which cannot import() by itself: it borrows ours.)
-    globalThis[Symbol.for('subagents.needTypeScript')] = needTypeScript;
-    globalThis[Symbol.for('subagents.import')] = (url) => import(url);
     const fast = await import('./fast-start.mjs').then((m) => m.compiled(root)).catch(() => undefined);
     if (fast) {
       runner = fast.cli;
       globalThis[Symbol.for('subagents.compiledChapter')] = (dir) => fast.chapters.get(path.resolve(dir));
     } else {
-      await needTypeScript();
+      await import('@anthropic-ai/sdk');   // natively first, so its modules skip the loader
+      const { register } = await import('tsx/esm/api');
+      register();
     }
   }
 } catch (err) {

@@ -468,9 +468,11 @@ describe('defaultResolvers and fillAllDocs', () => {
     await writeFile(join(root, 'docs/02-tools.md'), stale);
     await writeFile(join(root, 'docs/plain.md'), '# no regions\n');
     const resolvers = defaultResolvers(root);
-    expect(await fillAllDocs(root, resolvers, { write: false })).toEqual(['docs/02-tools.md']);
+    expect(await fillAllDocs(root, resolvers, { write: false })).toEqual([
+      { path: 'docs/02-tools.md', firstDifference: "line 3: has `<!-- /code -->`, would be `\`\`\`ts`" },
+    ]);
     expect(await readFile(join(root, 'docs/02-tools.md'), 'utf8')).toBe(stale);
-    expect(await fillAllDocs(root, resolvers, { write: true })).toEqual(['docs/02-tools.md']);
+    expect((await fillAllDocs(root, resolvers, { write: true })).map((d) => d.path)).toEqual(['docs/02-tools.md']);
     expect(await readFile(join(root, 'docs/02-tools.md'), 'utf8')).toContain("```ts\nreturn greet('two') + greet('two');\n```");
     expect(await fillAllDocs(root, resolvers, { write: false })).toEqual([]);
   });
@@ -511,7 +513,7 @@ describe('runGen', () => {
     lines.length = 0;
     expect(await runGen(['--root', root, '--check'], (l) => lines.push(l))).toBe(1);
     expect(lines).toContain(`stale: steps/${LATE_DIR}/late.ts`);
-    expect(lines).toContain(`stale: docs/${LATE_DIR}.md`);
+    expect(lines.some((l) => l.startsWith(`stale: docs/${LATE_DIR}.md (line `))).toBe(true);
     expect(lines[lines.length - 1]).toBe('generated files are out of date: run npm run gen');
   });
 

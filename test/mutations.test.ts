@@ -2,8 +2,8 @@
 // (src/tooling/mutations.ts) must turn its chapter's scenarios red.
 //
 // It runs as `node steps/run.mjs --selfcheck --json` in a child process: the same
-// command a contributor runs, and about three times faster than importing a hundred
-// mutated copies of the chapters through the test runner's own transform pipeline.
+// command a contributor runs, in a process of its own that works alongside the test
+// workers instead of holding one of them for its whole run.
 
 import { describe, it, expect, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';

@@ -9,7 +9,7 @@ import { findChapter } from '../src/chapters.ts';
 import type { MockEvent } from '../src/mock/index.ts';
 import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { canonicalOrder, renderTranscript } from '../src/runner/transcript.ts';
+import { agentReports, canonicalOrder, renderTranscript } from '../src/runner/transcript.ts';
 
 /** Another interleaving of the same log: each track's own events keep their order. */
 function reshuffle(events: MockEvent[], seed: number): MockEvent[] {
@@ -38,4 +38,19 @@ it('five concurrent sub-agents render the same transcript for any interleaving',
     expect(canonicalOrder(shuffled)).toHaveLength(result.events.length);
     expect(renderTranscript(shuffled, { color: plain })).toEqual(reference);
   }
+});
+
+it("the agent's own reports of sub-agents that finished together read the same in any finishing order", async () => {
+  const ch = findChapter(13)!;
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/13-parallel-limits/demo.json'));
+  const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  const lines = result.terminal.split('\n');
+  const reports = lines.map((l, i) => (/⎿ explore sub-agent/.test(l) ? i : -1)).filter((i) => i >= 0);
+  expect(reports).toHaveLength(5);
+  expect(reports.at(-1)! - reports[0]!).toBe(4); // printed back to back, as they finished
+  const reversed = [...lines];
+  reversed.splice(reports[0]!, 5, ...reports.map((i) => lines[i]!).reverse());
+  const echoed = agentReports(result.terminal);
+  expect(agentReports(reversed.join('\n'))).toEqual(echoed);
+  expect(echoed.filter((l) => l.includes('sub-agent "Port of'))).toHaveLength(5);
 });

@@ -7,9 +7,9 @@ import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
+import { loadFolder } from './load-folder.ts';
 
 export interface RunOptions {
   /** Folder holding the chapter's main.ts (a snapshot, or a learner's exercise). */
@@ -47,31 +47,17 @@ interface ChapterModule {
 }
 
 /**
- * Set by steps/run.mjs on Node < 22.18 (see steps/fast-start.mjs): a loader for a snapshot
- * compiled ahead, tsx on demand for any other TypeScript, and an import() that works from
- * the compiled runner (a script, which has none of its own).
+ * Set by steps/run.mjs on Node < 22.18 (see steps/fast-start.mjs): a loader for the
+ * snapshots it compiled ahead. Any other folder (an exercise, a mutant, a snapshot under
+ * the test runner) is bundled on the spot by load-folder.ts.
  */
-type Hooks = {
-  compiled?: (dir: string) => (() => unknown) | undefined;
-  needTypeScript?: () => Promise<void>;
-  importer?: (url: string) => Promise<unknown>;
-};
-const hooks = (): Hooks => {
-  const g = globalThis as Record<symbol, unknown>;
-  return {
-    compiled: g[Symbol.for('subagents.compiledChapter')] as Hooks['compiled'],
-    needTypeScript: g[Symbol.for('subagents.needTypeScript')] as Hooks['needTypeScript'],
-    importer: g[Symbol.for('subagents.import')] as Hooks['importer'],
-  };
-};
+type CompiledLookup = (dir: string) => (() => unknown) | undefined;
 
 export async function loadChapterModule(codeDir: string): Promise<ChapterModule> {
-  const { compiled, needTypeScript, importer } = hooks();
+  const compiled = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.compiledChapter')] as CompiledLookup | undefined;
   const ahead = compiled?.(codeDir);
   if (ahead) return ahead() as ChapterModule;
-  await needTypeScript?.();
-  const url = pathToFileURL(path.join(codeDir, 'main.ts')).href;
-  return (await (importer ? importer(url) : import(url))) as ChapterModule;
+  return (await loadFolder(codeDir)) as ChapterModule;
 }
 
 /** Write a map of relative paths to contents under a folder. */

@@ -256,11 +256,25 @@ export function agentReports(terminal: string): string[] {
     const end = lines.findIndex((l, j) => j > i && l.startsWith('¹'));
     return end < 0 ? [] : [...lines.slice(i, end + 1), ''];
   });
-  const summaries = lines.filter((l) => /^\s+⎿ .*(sub-agent|fork) /.test(l)).map((l) => `  ${l.trim()}`);
+  // Sub-agents that run at the same time report in the order they happen to finish, so a
+  // block of reports printed back to back is sorted: the transcript must not change from
+  // one run to the next. A report printed on its own stays where it is.
+  const isSummary = (l: string) => /^\s+⎿ .*(sub-agent|fork) /.test(l);
+  const summaries: string[] = [];
+  let together = false;
+  for (let i = 0; i < lines.length; ) {
+    if (!isSummary(lines[i]!)) { i++; continue; }
+    let end = i;
+    while (end < lines.length && isSummary(lines[end]!)) end++;
+    if (end - i > 1) together = true;
+    summaries.push(...lines.slice(i, end).map((l) => `  ${l.trim()}`).sort());
+    i = end;
+  }
   const shown = summaries.length > 8 ? [...summaries.slice(0, 8), `  … and ${summaries.length - 8} more`] : summaries;
   const books = lines.filter((l) => l.startsWith('ledger: ') || l.startsWith('cost: ')).slice(-2).map((l) => `  ${l}`);
   const own = [...shown, ...books];
-  return [...tables, ...(own.length > 0 ? ["the agent's own accounting (from its terminal):", ...own, ''] : [])];
+  const heading = `the agent's own accounting (from its terminal${together ? '; reports that came in together, sorted' : ''}):`;
+  return [...tables, ...(own.length > 0 ? [heading, ...own, ''] : [])];
 }
 
 /** Usage per track, summed from the responses. */

@@ -196,7 +196,23 @@ export function defaultResolvers(
 }
 
 /** Fill every `docs/*.md` and the top-level README.md; returns the files that changed (or would, when write is false). */
-export async function fillAllDocs(root: string, resolvers: DocResolvers, options: { write: boolean }): Promise<string[]> {
+/** A doc whose generated regions are out of date, and where the first difference is. */
+export interface StaleDoc {
+  path: string;
+  /** "line 612: has `…`, would be `…`": enough to tell a real change from a flaky run. */
+  firstDifference: string;
+}
+
+function firstDifference(before: string, after: string): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const show = (line: string | undefined) => (line === undefined ? '(end of file)' : `\`${line.length > 100 ? `${line.slice(0, 100)}…` : line}\``);
+  return `line ${i + 1}: has ${show(a[i])}, would be ${show(b[i])}`;
+}
+
+export async function fillAllDocs(root: string, resolvers: DocResolvers, options: { write: boolean }): Promise<StaleDoc[]> {
   let names: string[];
   try {
     names = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
@@ -208,13 +224,13 @@ export async function fillAllDocs(root: string, resolvers: DocResolvers, options
     await readFile(join(root, 'README.md'), 'utf8');
     names.push('README.md');
   } catch { /* a tree without a README (the tests' fixtures) */ }
-  const changed: string[] = [];
+  const changed: StaleDoc[] = [];
   for (const name of names) {
     const path = join(root, ...name.split('/'));
     const before = await readFile(path, 'utf8');
     const after = await fillDoc(before, name, resolvers);
     if (after === before) continue;
-    changed.push(name);
+    changed.push({ path: name, firstDifference: firstDifference(before, after) });
     if (options.write) await writeFile(path, after);
   }
   return changed;

@@ -33,7 +33,7 @@ async function check(root: string, print: (line: string) => void, transcript?: T
   const problems = await checkSnapshots(root);
   const staleDocs = await fillAllDocs(root, defaultResolvers(root, transcript), { write: false });
   for (const p of problems) print(`${p.problem}: ${p.path}`);
-  for (const doc of staleDocs) print(`stale: ${doc}`);
+  for (const doc of staleDocs) print(`stale: ${doc.path} (${doc.firstDifference})`);
   if (problems.length === 0 && staleDocs.length === 0) {
     print('snapshots and docs are up to date');
     return 0;
@@ -46,7 +46,7 @@ async function generate(root: string, print: (line: string) => void, transcript?
   const changes = await writeSnapshots(root);
   const docs = await fillAllDocs(root, defaultResolvers(root, transcript), { write: true });
   for (const c of changes) print(`${c.change} ${c.path}`);
-  for (const doc of docs) print(`filled ${doc}`);
+  for (const doc of docs) print(`filled ${doc.path}`);
   if (changes.length === 0 && docs.length === 0) print('snapshots and docs are up to date');
   return 0;
 }
