@@ -14,7 +14,8 @@
 // spot by src/runner/load-folder.ts.
 
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const nativeTypeScript = major > 22 || (major === 22 && minor >= 18);
@@ -31,13 +32,25 @@ enableCompileCache?.();
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let runner = () => import('../src/runner/cli.ts');
 
+// How the runner loads a snapshot folder quickly (src/runner/run-chapter.ts asks; for any
+// other folder this answers undefined and the runner bundles it on the spot).
+const setSnapshotLoader = (loader) => { globalThis[Symbol.for('subagents.loadSnapshot')] = loader; };
+const isSnapshot = (dir) => path.dirname(path.resolve(dir)) === path.join(root, 'steps') && existsSync(path.join(dir, 'main.ts'));
+
 try {
-  if (nativeTypeScript) await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
-  else {
+  if (nativeTypeScript) {
+    await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
+    setSnapshotLoader((dir) => (isSnapshot(dir)
+      ? { how: 'native import', load: () => import(pathToFileURL(path.join(dir, 'main.ts')).href) }
+      : undefined));
+  } else {
     const fast = await import('./fast-start.mjs').then((m) => m.compiled(root)).catch(() => undefined);
     if (fast) {
       runner = fast.cli;
-      globalThis[Symbol.for('subagents.compiledChapter')] = (dir) => fast.chapters.get(path.resolve(dir));
+      setSnapshotLoader((dir) => {
+        const load = fast.chapters.get(path.resolve(dir));
+        return load && { how: 'compiled ahead', load };
+      });
     } else {
       await import('@anthropic-ai/sdk');   // natively first, so its modules skip the loader
       const { register } = await import('tsx/esm/api');

@@ -188,7 +188,7 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string): Promi
     await mkdir(home);
     await writeTree(work, scenario.files);
     await writeTree(home, scenario.home_files);
-    const mod = await loadChapterModule(snapshotDir(chapter));
+    const { module: mod } = await loadChapterModule(snapshotDir(chapter));
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
     const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
     console.log(`Live: chapter ${chapter.n} in ${work}, model ${model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL}`);
@@ -257,6 +257,6 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown
       seq: e.seq, path: e.path, track: e.track, turn: e.turn, model: e.model, stream: e.stream, tools: e.tool_names,
       messages: (e.body.messages as unknown[] | undefined)?.length ?? 0, breakpoints: e.breakpoints,
     }),
-    tool_calls: toolCalls, usage_by_track: usage, ms: Math.round(r.ms),
+    tool_calls: toolCalls, usage_by_track: usage, ms: Math.round(r.ms), code_loaded: r.loadedAs ?? null,
   };
 }

@@ -35,6 +35,8 @@ export interface RunResult {
   tempDir: string;             // removed unless keep
   workspace: string;
   ms: number;
+  /** How the chapter's code was loaded (see loadChapterModule). */
+  loadedAs?: string;
 }
 
 interface ChapterModule {
@@ -47,17 +49,19 @@ interface ChapterModule {
 }
 
 /**
- * Set by steps/run.mjs on Node < 22.18 (see steps/fast-start.mjs): a loader for the
- * snapshots it compiled ahead. Any other folder (an exercise, a mutant, a snapshot under
- * the test runner) is bundled on the spot by load-folder.ts.
+ * Set by steps/run.mjs: a quicker way to load the snapshots, where it has one. On Node
+ * < 22.18 that is the copy steps/fast-start.mjs compiled ahead; on newer Node, a native
+ * import (Node strips the types and caches the compiled code). Any other folder (an
+ * exercise, a mutant, any folder when the test runner asks) is bundled on the spot by
+ * load-folder.ts. `how` says which happened: the --json report carries it.
  */
-type CompiledLookup = (dir: string) => (() => unknown) | undefined;
+type SnapshotLoader = (dir: string) => { how: string; load: () => unknown } | undefined;
 
-export async function loadChapterModule(codeDir: string): Promise<ChapterModule> {
-  const compiled = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.compiledChapter')] as CompiledLookup | undefined;
-  const ahead = compiled?.(codeDir);
-  if (ahead) return ahead() as ChapterModule;
-  return (await loadFolder(codeDir)) as ChapterModule;
+export async function loadChapterModule(codeDir: string): Promise<{ module: ChapterModule; how: string }> {
+  const quick = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.loadSnapshot')] as SnapshotLoader | undefined;
+  const found = quick?.(codeDir);
+  if (found) return { module: (await found.load()) as ChapterModule, how: found.how };
+  return { module: (await loadFolder(codeDir)) as ChapterModule, how: 'bundled on the spot' };
 }
 
 /** Write a map of relative paths to contents under a folder. */
@@ -89,6 +93,7 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   let output = '';
   const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile });
   let crash: string | undefined;
+  let loadedAs: string | undefined;
   // Permission prompts (chapter 6 on) are answered from the scenario's `answers`, in order.
   // A prompt for another tool, or one with no answer left, is a scenario failure, and so is
   // an answer nobody asked for: the script and the agent disagree about what needs a yes.
@@ -109,7 +114,8 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   try {
     await writeTree(workspace, opts.scenario.files);
     await writeTree(home, opts.scenario.home_files);
-    const chapter = await loadChapterModule(opts.codeDir);
+    const { module: chapter, how } = await loadChapterModule(opts.codeDir);
+    loadedAs = how;
     await chapter.runSession(opts.scenario.prompts, {
       cwd: workspace,
       home,
@@ -131,7 +137,7 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
     const failures = [...mock.failures, ...problems];
     const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
     const ok = !crash && failures.length === 0 && expectations.every((e) => e.ok);
-    return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started };
+    return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs };
   } finally {
     if (!opts.keep) await rm(tempDir, { recursive: true, force: true });
   }
