@@ -4,13 +4,14 @@
 
 import { describe, it, expect, vi, afterEach } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../src/runner/cli.ts';
 import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { findChapter } from '../src/chapters.ts';
+import { startMock } from '../src/mock/index.ts';
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -69,6 +70,46 @@ describe('bad input: one line, exit 2', () => {
     const r = await run(['11', '--live']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});
+
+describe('--live, with the mock standing in for the API (ANTHROPIC_BASE_URL)', () => {
+  // The real API is out of reach in tests; the mock speaks the same protocol, so the live
+  // path (key from the environment, base URL, a person's terminal) runs for real.
+  async function liveRun(extra: string[]) {
+    const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'));
+    const mock = await startMock({ scenario, latencyScale: 0 });
+    process.env.ANTHROPIC_API_KEY = 'test-key';
+    process.env.ANTHROPIC_BASE_URL = mock.url;
+    try {
+      return { ...(await run(['4', '--live', ...extra])), requests: mock.events.filter((e) => e.type === 'request').length };
+    } finally {
+      delete process.env.ANTHROPIC_BASE_URL;
+      await mock.close();
+    }
+  }
+  const workspaceOf = (out: string) => /Live: chapter 4 in (\S+),/.exec(out)?.[1];
+
+  it('runs against the given base URL, then says the temporary workspace and its saved session are gone', async () => {
+    const r = await liveRun([]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.requests).toBeGreaterThan(0);
+    expect(r.out).toContain('(the temporary workspace, saved session included, is removed now: add --keep to keep it)');
+    const work = workspaceOf(r.out);
+    expect(work).toBeDefined();
+    expect(existsSync(path.dirname(work!))).toBe(false);
+  });
+
+  it('--keep keeps the workspace, with the session the agent saved', async () => {
+    const r = await liveRun(['--keep']);
+    expect(r.code, r.err).toBe(0);
+    const kept = /workspace kept at (\S+)/.exec(r.out)?.[1];
+    try {
+      expect(kept).toBe(path.dirname(workspaceOf(r.out)!));
+      expect(readdirSync(path.join(kept!, 'work', '.agent', 'sessions')).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    } finally {
+      if (kept) rmSync(kept, { recursive: true, force: true });
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { tmpdir } from 'node:os';
 import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
@@ -132,7 +133,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   const scenarios: Scenario[] = [];
   for (const f of files) scenarios.push(await loadScenarioFile(f));
 
-  if (args.live) return live(chapter, scenarios[0], args.model);
+  if (args.live) return live(chapter, scenarios[0], args.model, args.keep);
 
   let failed = 0;
   const reports: unknown[] = [];
@@ -174,7 +175,7 @@ async function diff(chapter: Chapter): Promise<number> {
   return 0;
 }
 
-async function live(chapter: Chapter, scenario: Scenario, model?: string): Promise<number> {
+async function live(chapter: Chapter, scenario: Scenario, model?: string, keep = false): Promise<number> {
   const apiKey = process.env.ANTHROPIC_API_KEY;
   if (!apiKey) {
     console.error('--live talks to the real API: set ANTHROPIC_API_KEY first (and ANTHROPIC_BASE_URL for a gateway).');
@@ -209,7 +210,14 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string): Promi
     console.error(`live run failed: ${oneLine(err)}`);
     return 1;
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    // From chapter 4 the agent saves its session in the workspace and says how to resume it:
+    // say what becomes of that folder, so the hint never points at something already gone.
+    if (keep) console.log(`workspace kept at ${temp}`);
+    else {
+      const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
+      await rm(temp, { recursive: true, force: true });
+      console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);
+    }
   }
 }
 
