@@ -199,6 +199,7 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string, keep =
         model: model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL,
         env: { ...process.env, ...scenario.env }, argv: scenario.argv ?? [],
         terminal: { write: (t) => { process.stdout.write(t); } },
+        platform: process.platform,
         ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${q.summary ?? q.tool}? [y/N] `)).trim()) }),
       });
     } finally {

@@ -44,6 +44,7 @@ interface ChapterModule {
   runSession(prompts: string[], host: {
     cwd: string; home: string; apiKey: string; baseURL?: string; model: string;
     env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
+    platform: string;
     ask?(question: { tool: string; summary?: string }): Promise<boolean>;
   }): Promise<void>;
 }
@@ -82,6 +83,14 @@ export async function writeTree(base: string, files: Record<string, string> | un
 function scratchRoot(): string {
   return process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : tmpdir();
 }
+
+/**
+ * The platform a scripted run reports in the system prompt (chapter 3 on), whatever the
+ * machine: "darwin" is one byte longer than "linux", enough to shift a token count, and
+ * the docs' transcripts and chapter 12's exact figures must read the same everywhere.
+ * The model is a script here, so nothing depends on the answer; --live reports the truth.
+ */
+export const SCRIPTED_PLATFORM = 'linux';
 
 export async function runChapter(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
@@ -125,6 +134,7 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
       env: { ...opts.scenario.env },
       argv: opts.scenario.argv ?? [],
       terminal: { write: (text) => { output += text; } },
+      platform: SCRIPTED_PLATFORM,
       ask,
     });
   } catch (err) {

@@ -28,6 +28,9 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   argv: string[];       // command-line flags
   terminal: Terminal;
+  /** What the system prompt reports as the platform: process.platform on a real run. A
+   *  runner may pin it, so that a scripted run counts the same bytes on every machine. */
+  platform: string;
 }
 
 /** One session: each prompt is sent in turn, as if the user typed it. */

@@ -43,6 +43,7 @@ const host: AgentHost = {
   env: process.env,
   argv,
   terminal: { write: (text) => { process.stdout.write(text); } },
+  platform: process.platform,
 };
 
 /** Lines typed at the prompt, one at a time, until /exit or Ctrl-D. */

@@ -32,6 +32,9 @@ export interface AgentHost {
   env: Record<string, string | undefined>;
   argv: string[];       // command-line flags
   terminal: Terminal;
+  /** What the system prompt reports as the platform: process.platform on a real run. A
+   *  runner may pin it, so that a scripted run counts the same bytes on every machine. */
+  platform: string;
   /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
   ask?(question: PermissionQuestion): Promise<boolean>;
 }

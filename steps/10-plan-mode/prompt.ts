@@ -52,7 +52,7 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
   const memory = (await readIfExists(path.join(root, MEMORY_FILE))) ?? '';
   return {
     // The date is read here, once: a clock in the prompt would change its bytes every call.
-    env: `Working directory: ${host.cwd}\nPlatform: ${process.platform}\nToday's date: ${new Date().toISOString().slice(0, 10)}`,
+    env: `Working directory: ${host.cwd}\nPlatform: ${host.platform}\nToday's date: ${new Date().toISOString().slice(0, 10)}`,
     claudeMd: await readClaudeMd(host, root),
     memory: memory.split('\n').slice(0, MEMORY_MAX_LINES).join('\n').trim(),
     style: style ? OUTPUT_STYLES[style]! : '',

@@ -43,6 +43,7 @@ const host: AgentHost = {
   env: process.env,
   argv,
   terminal: { write: (text) => { process.stdout.write(text); } },
+  platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
   ...(rl && {
