@@ -32,7 +32,8 @@ export function casesOf(ch: Chapter, root = ROOT): string[] {
   const dir = scenarioDir(ch, root);
   if (!existsSync(dir)) return [];
   const names = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
-  return names.sort((a, b) => (a === 'demo' ? -1 : b === 'demo' ? 1 : a.localeCompare(b)));
+  // Plain code-unit order: localeCompare would start up the ICU collator, ~8 ms of every run.
+  return names.sort((a, b) => (a === 'demo' ? -1 : b === 'demo' ? 1 : a < b ? -1 : a > b ? 1 : 0));
 }
 
 export function scenarioFile(ch: Chapter, caseName: string, root = ROOT): string {
