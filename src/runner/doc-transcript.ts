@@ -6,12 +6,15 @@ import { Chalk } from 'chalk';
 import { findChapter } from '../chapters.ts';
 import path from 'node:path';
 import { ROOT, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
-import { runChapter } from './run-chapter.ts';
+import { runChapter, type RunOptions as ChapterRunOptions, type RunResult } from './run-chapter.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
 import type { RunOptions } from '../tooling/docs.ts';
 import { findMutation, withMutant } from '../tooling/selfcheck.ts';
 
-export async function docTranscript(n: number, caseName: string, options: RunOptions = {}): Promise<string> {
+/** How a transcript's run is made: runChapter, or (in the tests) a cache of runs already checked. */
+export type CaseRunner = (opts: ChapterRunOptions) => Promise<RunResult>;
+
+export async function docTranscript(n: number, caseName: string, options: RunOptions = {}, runCase: CaseRunner = runChapter): Promise<string> {
   const chapter = findChapter(n);
   if (!chapter) throw new Error(`chapter ${n} is not in the chapter table`);
   // "demo" is one of the chapter's own cases; "11-subagents/demo" is another chapter's
@@ -20,7 +23,7 @@ export async function docTranscript(n: number, caseName: string, options: RunOpt
   const file = foreign ? path.join(ROOT, 'scenarios', `${caseName}.json`) : scenarioFile(chapter, caseName);
   const scenario = await loadScenarioFile(file);
   // A mutation's transcript shows a deliberately broken chapter: what the tests catch, seen.
-  const run = (codeDir: string) => runChapter({ codeDir, scenario, latencyScale: 0 });
+  const run = (codeDir: string) => runCase({ codeDir, scenario, latencyScale: 0 });
   const mutation = options.mutation === undefined ? undefined : findMutation(options.mutation);
   if (mutation && mutation.chapter !== n) throw new Error(`mutation ${mutation.id} belongs to chapter ${mutation.chapter}, not ${n}`);
   const result = mutation ? await withMutant(ROOT, mutation, run) : await run(snapshotDir(chapter));
