@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The benchmark: median wall time and peak memory of `node steps/run.mjs N` for every
-// written chapter, and the wall time of the whole test suite. Numbers are measured
+// written chapter (a demo that scripts model latency also with --no-latency), and the
+// wall time of the whole test suite. Numbers are measured
 // here, never asserted in tests: machines differ, and a timing test is a flaky test.
 //
 //   npm run bench                 every written chapter, 7 runs each, plus npm test once
@@ -8,7 +9,7 @@
 //   npm run bench -- --no-suite   skip the test suite
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,12 +66,25 @@ const { CHAPTERS_WRITTEN } = await (async () => {
 const chapters = args._.length ? args._.map(Number) : CHAPTERS_WRITTEN;
 
 console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)\n`);
-console.log('command                          median     min   peak RSS');
+console.log('command                             median     min   peak RSS');
 const preload = ['--import', path.join(root, 'bench/rss-on-exit.mjs')];
+/** Does chapter n's demo script model latency (chapters that show work overlapping)? */
+function scriptsLatency(n) {
+  const folder = readdirSync(path.join(root, 'scenarios')).find((d) => d.startsWith(`${String(n).padStart(2, '0')}-`));
+  if (!folder) return false;
+  try { return /"latency_ms":\s*[1-9]/.test(readFileSync(path.join(root, 'scenarios', folder, 'demo.json'), 'utf8')); } catch { return false; }
+}
+
 for (const n of chapters) {
-  measure(process.execPath, [...preload, 'steps/run.mjs', String(n)], 1); // warm the loader's cache
-  const m = measure(process.execPath, [...preload, 'steps/run.mjs', String(n)], runs);
-  console.log(`node steps/run.mjs ${String(n).padEnd(13)} ${m.wall.toFixed(0).padStart(6)} ms ${m.min.toFixed(0).padStart(5)} ms ${m.rssMiB?.toFixed(0).padStart(6)} MiB`);
+  // A demo that waits on purpose is measured twice: as shipped, and with --no-latency,
+  // which is what its own code costs.
+  for (const extra of scriptsLatency(n) ? [[], ['--no-latency']] : [[]]) {
+    const command = [...preload, 'steps/run.mjs', String(n), ...extra];
+    measure(process.execPath, command, 1); // warm the loader's cache
+    const m = measure(process.execPath, command, runs);
+    const label = `${n}${extra.length ? ` ${extra.join(' ')}` : ''}`;
+    console.log(`node steps/run.mjs ${label.padEnd(16)} ${m.wall.toFixed(0).padStart(6)} ms ${m.min.toFixed(0).padStart(5)} ms ${m.rssMiB?.toFixed(0).padStart(6)} MiB`);
+  }
 }
 if (args.suite) {
   const m = measure(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['test', '--silent'], 1);

@@ -130,6 +130,13 @@ describe('good input', () => {
     expect(r.out).toContain('explorer ⏺ read_file');
   });
 
+  it('--no-latency runs chapter 13 with its scripted waits skipped, and still passes', async () => {
+    const r = await run(['13', '--no-latency']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/PASS \d+\/\d+ expectations/);
+    expect((await run(['13', '--no-latencyy'])).err).toMatch(/unknown option --no-latencyy/);
+  });
+
   it('the temp folder is removed after a run, a failing run and a crashing run', async () => {
     const ch = findChapter(11)!;
     for (const [file, codeDir] of [

@@ -31,6 +31,8 @@ happened, and check the scenario's expectations.
   --trace              show each request's shape and each response's usage
   --json               print a machine-readable report instead of the transcript
   --keep               keep the temporary workspace and print its path
+  --no-latency         answer at once: skip the scenario's scripted model latency
+                       (chapters 12 and 13 wait on purpose, to show work overlapping)
   --live               run against the real API (needs ANTHROPIC_API_KEY;
                        ANTHROPIC_BASE_URL optional); prints the agent's own output
   --model ID           model id (default: the chapter's DEFAULT_MODEL)
@@ -51,7 +53,7 @@ Maintenance:
 
 Environment: NO_COLOR turns colours off; so does output that is not a terminal.`;
 
-const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'selfcheck', 'help'];
+const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'selfcheck', 'help', 'latency'];
 const STRING_FLAGS = ['case', 'scenario', 'model'];
 const OPTIONAL_DIR_FLAGS = ['exercise', 'check', 'solution'];   // --flag [DIR]
 
@@ -82,6 +84,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     boolean: BOOLEAN_FLAGS,
     string: [...STRING_FLAGS, ...OPTIONAL_DIR_FLAGS],
     alias: { h: 'help' },
+    default: { latency: true },   // --no-latency turns it off
     unknown: (arg) => {
       if (arg.startsWith('-') && unknown === undefined) unknown = arg;
       return !arg.startsWith('-');
@@ -138,7 +141,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   let failed = 0;
   const reports: unknown[] = [];
   for (const scenario of scenarios) {
-    const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, model: args.model, keep: args.keep });
+    const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, model: args.model, keep: args.keep, latencyScale: args.latency ? 1 : 0 });
     if (!result.ok) failed++;
     if (args.json) reports.push(jsonReport(chapter, scenario, result));
     else printRun(chapter, scenario, result, c, { trace: args.trace, keep: args.keep });

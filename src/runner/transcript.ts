@@ -204,7 +204,7 @@ export function forkDivergence(events: MockEvent[]): Map<number, string> {
     const key = ids.join(',');
     groups.set(key, [...(groups.get(key) ?? []), { req: e, blocks: flattenRequest(e.body) }]);
   }
-  const fmt = (n: number) => n.toLocaleString('en-US');
+  const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');   // 48500 -> "48,500", without Intl's start-up
   const common = (a: FlatBlock[], b: FlatBlock[]) => {
     let bytes = 0;
     let tokens = 0;
