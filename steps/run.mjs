@@ -40,7 +40,10 @@ const setSnapshotLoader = (loader) => { globalThis[Symbol.for('subagents.loadSna
 const isSnapshot = (dir) => path.dirname(path.resolve(dir)) === path.join(root, 'steps') && existsSync(path.join(dir, 'main.ts'));
 
 try {
-  const fast = await import('./fast-start.mjs').then((m) => m.compiled(root)).catch(() => undefined);
+  // SUBAGENTS_NO_BUNDLE=1 skips the bundles: the way to check that the fallback still works.
+  const fast = process.env.SUBAGENTS_NO_BUNDLE
+    ? undefined
+    : await import('./fast-start.mjs').then((m) => m.compiled(root)).catch(() => undefined);
   if (fast) {
     runner = fast.cli;
     setSnapshotLoader((dir) => {

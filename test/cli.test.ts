@@ -196,6 +196,17 @@ it('end to end on the fast path: chapter 12 (concurrent forks) from its quick-lo
   expect(report.code_loaded).toBe('compiled ahead');
 }, 60_000);
 
+it('the fallback, without the compiled bundles (SUBAGENTS_NO_BUNDLE=1), runs a chapter and says how it loaded', () => {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '11', '--json'], { encoding: 'utf8', env: { ...process.env, SUBAGENTS_NO_BUNDLE: '1' } });
+  expect(r.status, r.stderr).toBe(0);
+  const report = JSON.parse(r.stdout) as { ok: boolean; code_loaded: string };
+  expect(report.ok).toBe(true);
+  // Node >= 22.18 imports the snapshot natively; older Node bundles it on the spot (the
+  // runner itself then runs through tsx).
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  expect(report.code_loaded).toBe(major! > 22 || (major === 22 && minor! >= 18) ? 'native import' : 'bundled on the spot');
+}, 60_000);
+
 it('end to end: `node steps/run.mjs 1` in a child process, colours off when not a terminal', () => {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1'], { encoding: 'utf8' });
   expect(r.status).toBe(0);

@@ -51,7 +51,9 @@ Maintenance:
                        that the scenarios catch each one
   -h, --help           this help
 
-Environment: NO_COLOR turns colours off; so does output that is not a terminal.`;
+Environment: NO_COLOR turns colours off; so does output that is not a terminal.
+SUBAGENTS_NO_BUNDLE=1 runs the TypeScript as it is instead of the compiled copies in
+node_modules/.cache (slower; for checking the fallback).`;
 
 const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'selfcheck', 'help', 'latency'];
 const STRING_FLAGS = ['case', 'scenario', 'model'];
