@@ -252,7 +252,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   } finally {
     // Its spending is the parent's spending: roll it up, then let everything else go.
     parent.ledger.absorb(config.ledger);
-    parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} calls, ` +
+    parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +
       `${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\n`);
   }
   //<

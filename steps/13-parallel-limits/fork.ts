@@ -191,7 +191,7 @@ async function runChild(parent: LoopConfig, directive: string, client: Anthropic
     return `Fork failed: ${err instanceof Error ? err.message : String(err)}`;
   } finally {
     parent.ledger.absorb(ledger);
-    parent.terminal.write(`  ⎿ fork "${label}": ${ledger.calls} calls, ` +
+    parent.terminal.write(`  ⎿ fork "${label}": ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +
       `${ledger.input + ledger.cacheWrite + ledger.cacheRead} input (${ledger.cacheRead} read from cache) / ${ledger.output} output tokens\n`);
   }
 }
