@@ -70,16 +70,19 @@ function loadBundle(file) {
 }
 
 /**
- * Build once per source state. Returns loaders: `cli()` for the runner's exports, and,
- * per snapshot folder, a function that loads that chapter's compiled main.ts.
+ * Build once per source state. Returns loaders: `cli()` for the runner's exports, and
+ * `chapter(folder)`: for a snapshot folder whose files are unchanged, a function that
+ * loads that chapter's compiled main.ts (undefined for any other folder).
  */
 export async function compiled(root) {
   const files = sources(root);
   // This file's own text is part of the key: a change to how bundles are built rebuilds them.
   const hash = createHash('sha256').update(`${process.version}\n`).update(readFileSync(fileURLToPath(import.meta.url)));
+  const stamps = new Map();   // file -> "size mtime", as the bundles were built from
   for (const f of files) {
     const s = statSync(f);
-    hash.update(`${path.relative(root, f)} ${s.size} ${s.mtimeMs}\n`);
+    stamps.set(f, `${s.size} ${s.mtimeMs}`);
+    hash.update(`${path.relative(root, f)} ${stamps.get(f)}\n`);
   }
   const key = hash.digest('hex').slice(0, 16);
   const cacheRoot = path.join(root, 'node_modules', '.cache', 'subagents-run');
@@ -115,6 +118,15 @@ export async function compiled(root) {
     }
   }
 
+  // A snapshot can change while this process runs (`--gen` rewrites them, then renders
+  // the docs' transcripts from them): its bundle is offered only while its files are
+  // still the ones it was built from. Otherwise the runner bundles the folder afresh.
+  const unchanged = (folder) => readdirSync(folder).filter((f) => f.endsWith('.ts')).every((f) => {
+    const file = path.join(folder, f);
+    const s = statSync(file);
+    return stamps.get(file) === `${s.size} ${s.mtimeMs}`;
+  });
   const chapters = new Map(snapshots.map((name) => [path.join(root, 'steps', name), () => loadBundle(path.join(dir, `chapter-${name}.cjs`))]));
-  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapters };
+  const chapter = (folder) => (chapters.has(folder) && unchanged(folder) ? chapters.get(folder) : undefined);
+  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter };
 }

@@ -47,7 +47,7 @@ try {
   if (fast) {
     runner = fast.cli;
     setSnapshotLoader((dir) => {
-      const load = fast.chapters.get(path.resolve(dir));
+      const load = fast.chapter(path.resolve(dir));
       return load && { how: 'compiled ahead', load };
     });
   } else if (nativeTypeScript) {

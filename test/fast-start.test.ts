@@ -1,0 +1,34 @@
+// steps/fast-start.mjs compiles the runner and the snapshots once and hands out the
+// compiled copies. A compiled copy must never stand in for a snapshot that changed
+// after the build: `--gen` rewrites snapshots and then renders the docs' transcripts
+// from them in the same process.
+
+import { it, expect } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../src/runner/scenarios.ts';
+// @ts-expect-error: plain JavaScript, no type declarations
+import { compiled } from '../steps/fast-start.mjs';
+
+type Compiled = { cli(): unknown; chapter(folder: string): (() => { who: string }) | undefined };
+
+it('hands out a compiled snapshot only while its files are the ones it was built from', async () => {
+  mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+  const root = mkdtempSync(path.join(ROOT, '.tmp', 'fast-start-'));
+  try {
+    const write = (rel: string, text: string) => {
+      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      writeFileSync(path.join(root, rel), text);
+    };
+    write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
+    write('steps/01-first/main.ts', "export const who: string = 'built';\n");
+    const folder = path.join(root, 'steps', '01-first');
+    const fast = (await compiled(root)) as Compiled;
+    expect(fast.chapter(folder)?.().who).toBe('built');
+    expect(fast.chapter(path.join(root, 'steps', '02-none'))).toBeUndefined();
+    write('steps/01-first/main.ts', "export const who: string = 'rewritten since';\n");
+    expect(fast.chapter(folder)).toBeUndefined();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
