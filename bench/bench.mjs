@@ -75,16 +75,20 @@ function scriptsLatency(n) {
   try { return /"latency_ms":\s*[1-9]/.test(readFileSync(path.join(root, 'scenarios', folder, 'demo.json'), 'utf8')); } catch { return false; }
 }
 
+const waiting = chapters.filter(scriptsLatency);
 for (const n of chapters) {
   // A demo that waits on purpose is measured twice: as shipped, and with --no-latency,
   // which is what its own code costs.
-  for (const extra of scriptsLatency(n) ? [[], ['--no-latency']] : [[]]) {
+  for (const extra of waiting.includes(n) ? [[], ['--no-latency']] : [[]]) {
     const command = [...preload, 'steps/run.mjs', String(n), ...extra];
     measure(process.execPath, command, 1); // warm the loader's cache
     const m = measure(process.execPath, command, runs);
     const label = `${n}${extra.length ? ` ${extra.join(' ')}` : ''}`;
     console.log(`node steps/run.mjs ${label.padEnd(16)} ${m.wall.toFixed(0).padStart(6)} ms ${m.min.toFixed(0).padStart(5)} ms ${m.rssMiB?.toFixed(0).padStart(6)} MiB`);
   }
+}
+if (waiting.length > 0) {
+  console.log(`\n(${waiting.join(', ')}: the demo scripts model latency, to show work overlapping; --no-latency is the cost of the code itself)`);
 }
 if (args.suite) {
   const m = measure(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['test', '--silent'], 1);
