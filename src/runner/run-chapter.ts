@@ -50,11 +50,11 @@ interface ChapterModule {
 }
 
 /**
- * Set by steps/run.mjs: a quicker way to load the snapshots, where it has one. On Node
- * < 22.18 that is the copy steps/fast-start.mjs compiled ahead; on newer Node, a native
- * import (Node strips the types and caches the compiled code). Any other folder (an
- * exercise, a mutant, any folder when the test runner asks) is bundled on the spot by
- * load-folder.ts. `how` says which happened: the --json report carries it.
+ * Set by steps/run.mjs: a quicker way to load the snapshots. Usually the copy
+ * steps/fast-start.mjs compiled ahead; should that build fail, on Node >= 22.18 a native
+ * import. Any other folder (an exercise, a mutant, any folder when the test runner asks)
+ * is bundled on the spot by load-folder.ts. `how` says which happened: the --json
+ * report carries it.
  */
 type SnapshotLoader = (dir: string) => { how: string; load: () => unknown } | undefined;
 
