@@ -16,7 +16,7 @@
 // src/runner/load-folder.ts.
 
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -52,9 +52,16 @@ try {
     });
   } else if (nativeTypeScript) {
     await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
-    setSnapshotLoader((dir) => (isSnapshot(dir)
-      ? { how: 'native import', load: () => import(pathToFileURL(path.join(dir, 'main.ts')).href) }
-      : undefined));
+    // ES modules are cached by path: once a snapshot has changed on disk (`--gen` rewrites
+    // them), importing it again would run the old code, so the runner bundles it afresh.
+    const firstSeen = new Map();
+    const stamp = (dir) => readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => `${f} ${statSync(path.join(dir, f)).mtimeMs}`).join('|');
+    setSnapshotLoader((dir) => {
+      if (!isSnapshot(dir)) return undefined;
+      if (!firstSeen.has(dir)) firstSeen.set(dir, stamp(dir));
+      if (firstSeen.get(dir) !== stamp(dir)) return undefined;
+      return { how: 'native import', load: () => import(pathToFileURL(path.join(dir, 'main.ts')).href) };
+    });
   } else {
     await import('@anthropic-ai/sdk');   // natively first, so its modules skip the loader
     const { register } = await import('tsx/esm/api');
