@@ -58,7 +58,7 @@ export interface CacheOutcome {
 
 /** Prefix keys for every position: a running hash over the model id and the
  *  canonical bytes of blocks 0..p (length-prefixed so blocks cannot run together). */
-export function prefixKeys(model: string, blocks: FlatBlock[]): string[] {
+export function prefixKeys(model: string, blocks: readonly FlatBlock[]): string[] {
   const h = createHash('sha256');
   h.update(`model:${model}\n`);
   return blocks.map((b) => {
@@ -68,7 +68,7 @@ export function prefixKeys(model: string, blocks: FlatBlock[]): string[] {
 }
 
 /** Breakpoints of a flattened request, with their prefix token counts. */
-export function breakpointsOf(blocks: FlatBlock[]): Breakpoint[] {
+export function breakpointsOf(blocks: readonly FlatBlock[]): Breakpoint[] {
   const out: Breakpoint[] = [];
   let sum = 0;
   blocks.forEach((b, i) => {
@@ -91,7 +91,7 @@ export class PromptCache {
    * `arrival`: when the request arrived (decides visibility and expiry);
    * `start`: when its response starts (recorded on the entries it writes).
    */
-  apply(model: string, blocks: FlatBlock[], arrival: number, start: number, write: boolean): CacheOutcome {
+  apply(model: string, blocks: readonly FlatBlock[], arrival: number, start: number, write: boolean): CacheOutcome {
     const keys = prefixKeys(model, blocks);
     const prefix: number[] = [];
     let sum = 0;

@@ -148,9 +148,16 @@ export function mergeMessages(messages: unknown[]): MergedMessage[] {
   return out;
 }
 
+// The same parsed body is flattened several times (the mock's breakpoints and its cache,
+// then the runner's fork checks and --trace), and a 48,500-token body costs milliseconds
+// each time: the result is kept per body object. Bodies are never changed once parsed.
+const flattened = new WeakMap<object, readonly FlatBlock[]>();
+
 /** The request as the ordered block list the token rule and the cache model use:
  *  tools, then system blocks, then every content block of every (merged) message. */
-export function flattenRequest(body: Json): FlatBlock[] {
+export function flattenRequest(body: Json): readonly FlatBlock[] {
+  const known = flattened.get(body);
+  if (known) return known;
   const out: FlatBlock[] = [];
   if (Array.isArray(body.tools)) {
     body.tools.forEach((t, i) => {
@@ -199,6 +206,7 @@ export function flattenRequest(body: Json): FlatBlock[] {
     const last = out[out.length - 1]!;
     if (!last.cache) last.cache = auto;
   }
+  flattened.set(body, out);
   return out;
 }
 

@@ -194,7 +194,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
 export function forkDivergence(events: MockEvent[]): Map<number, string> {
   const out = new Map<number, string>();
   const seen = new Set<string>();
-  const groups = new Map<string, { req: RequestEvent; blocks: FlatBlock[] }[]>();
+  const groups = new Map<string, { req: RequestEvent; blocks: readonly FlatBlock[] }[]>();
   for (const e of events) {
     if (e.type !== 'request' || e.track === null || e.path !== '/v1/messages' || seen.has(e.track)) continue;
     seen.add(e.track);
@@ -205,7 +205,7 @@ export function forkDivergence(events: MockEvent[]): Map<number, string> {
     groups.set(key, [...(groups.get(key) ?? []), { req: e, blocks: flattenRequest(e.body) }]);
   }
   const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ',');   // 48500 -> "48,500", without Intl's start-up
-  const common = (a: FlatBlock[], b: FlatBlock[]) => {
+  const common = (a: readonly FlatBlock[], b: readonly FlatBlock[]) => {
     let bytes = 0;
     let tokens = 0;
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
