@@ -195,7 +195,6 @@ export function defaultResolvers(
   };
 }
 
-/** Fill every `docs/*.md` and the top-level README.md; returns the files that changed (or would, when write is false). */
 /** A doc whose generated regions are out of date, and where the first difference is. */
 export interface StaleDoc {
   path: string;
@@ -212,6 +211,7 @@ function firstDifference(before: string, after: string): string {
   return `line ${i + 1}: has ${show(a[i])}, would be ${show(b[i])}`;
 }
 
+/** Fill every `docs/*.md` and the top-level README.md; returns the files that changed (or would, when write is false). */
 export async function fillAllDocs(root: string, resolvers: DocResolvers, options: { write: boolean }): Promise<StaleDoc[]> {
   let names: string[];
   try {
