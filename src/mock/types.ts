@@ -192,6 +192,10 @@ export interface RequestEvent {
   seq: number;          // 1, 2, 3 … in arrival order
   time: number;         // the mock clock, ms
   path: string;         // "/v1/messages" or "/v1/messages/count_tokens"
+  /** The query string as received, without '?' ("beta=true" from a real Claude Code); absent when empty. */
+  query?: string;
+  /** Request headers as received, lower-case names, x-api-key and authorization left out. */
+  headers?: Record<string, string>;
   track: string | null; // null when routing failed (see failures)
   turn: number | null;  // 0-based index into the track's turns
   stream: boolean;
