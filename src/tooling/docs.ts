@@ -6,6 +6,7 @@
 //   <!-- diff: 11 agent.ts -->              …  <!-- /diff -->   … in that one file
 //   <!-- run: 11 demo -->                   …  <!-- /run -->    a transcript, from a callback
 //   <!-- run: 8 demo trace with ID -->      …  <!-- /run -->    … with --trace, mutation ID applied
+//   <!-- xray: fork.trigger -->             …  <!-- /xray -->   a fact measured on the pinned Claude Code
 //
 // A region marker is an HTML comment alone on its line, `<!-- kind: … -->` with a
 // lowercase kind. Other comments (`<!-- note -->`, `<!-- TODO: … -->`) and anything
@@ -18,6 +19,7 @@ import { findChapter } from '../chapters.ts';
 import { diffChapter, loadAgentSources } from './generate.ts';
 import type { AgentSource } from './generate.ts';
 import { blockText } from './markers.ts';
+import { docFactLines } from '../xray/facts-file.ts';
 
 type MaybeAsync<T> = T | Promise<T>;
 
@@ -26,12 +28,15 @@ export interface DocResolvers {
   diff(n: number, file?: string): MaybeAsync<string>;
   /** undefined keeps the region as it is (no transcript available). */
   run(n: number, caseName: string, options?: RunOptions): MaybeAsync<string | undefined>;
+  /** The lines quoting one x-ray fact of the pinned release (xray/facts-VERSION.json). */
+  xray?(id: string): MaybeAsync<string[]>;
 }
 
 type Region =
   | { kind: 'code'; file: string; block: string; n: number }
   | { kind: 'diff'; n: number; file?: string }
-  | { kind: 'run'; n: number; caseName: string; options: RunOptions };
+  | { kind: 'run'; n: number; caseName: string; options: RunOptions }
+  | { kind: 'xray'; id: string };
 
 /** A transcript can show the request shapes (trace), or a deliberately broken chapter (a mutation's id). */
 export interface RunOptions {
@@ -68,7 +73,11 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     if (m[4] !== undefined) options.mutation = m[4];
     return { kind, n: chapter(m[1] as string), caseName: m[2] as string, options };
   }
-  return fail(`unknown region kind '${kind}' (known: code, diff, run)`);
+  if (kind === 'xray') {
+    if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(args)) return fail(`malformed xray region '${args}': expected <!-- xray: FACT-ID -->`);
+    return { kind, id: args };
+  }
+  return fail(`unknown region kind '${kind}' (known: code, diff, run, xray)`);
 }
 
 /** A fence long enough that no backtick run inside the content can close it early. */
@@ -94,6 +103,8 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
       const transcript = await resolvers.run(region.n, region.caseName, region.options);
       return transcript === undefined ? undefined : fenced('text', transcript);
     }
+    case 'xray':
+      return resolvers.xray ? [...(await resolvers.xray(region.id))] : undefined;
   }
 }
 
@@ -140,7 +151,9 @@ export async function fillDoc(markdown: string, docPath: string, resolvers: DocR
     } catch (err) {
       fail(messageOf(err));
     }
-    out.push(...(content ?? lines.slice(i + 1, closeAt)));
+    // A fact quoted inside a list item keeps the item's indentation.
+    const indent = region.kind === 'xray' && content ? (/^\s*/.exec(line)?.[0] ?? '') : '';
+    out.push(...(content ? content.map((l) => indent + l) : lines.slice(i + 1, closeAt)));
     out.push(lines[closeAt] as string);
     i = closeAt;
   }
@@ -168,7 +181,8 @@ function findClose(lines: readonly string[], from: number, kind: string, fail: (
 
 /**
  * Resolvers backed by src/agent: code and diff come from the generator; run uses
- * the transcript callback when there is one and otherwise keeps what is there.
+ * the transcript callback when there is one and otherwise keeps what is there; xray
+ * quotes the pinned facts file (xray/facts-VERSION.json).
  */
 export function defaultResolvers(
   root: string,
@@ -191,6 +205,9 @@ export function defaultResolvers(
     },
     async run(n, caseName, options) {
       return runTranscript ? runTranscript(n, caseName, options) : undefined;
+    },
+    xray(id) {
+      return docFactLines(root, id);
     },
   };
 }
