@@ -50,7 +50,7 @@ export interface AgentType {
   //> 14 agent-type-custom
   // What an agent file (agents.ts) may add:
   disallowedTools?: string[];        // taken away after `tools`, whatever granted them
-  permissionMode?: PermissionMode;   // its own mode at the permission gate
+  permissionMode?: PermissionMode;   // its mode at the gate, never more than its parent's (withMode)
   skills?: string[];                 // skills whose full text it starts with
   maxTurns?: number;                 // model calls before it must stop (default 20)
   source?: string;                   // the file that defined it
@@ -227,7 +227,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not
     //<
     //> 14 subagent-permissions-mode
-    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; an agent file may set its mode
+    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; a file may narrow the mode, never lift it
     //<
     compactAt: parent.compactAt,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
