@@ -202,6 +202,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: Build a LoopConfig of the sub-agent's own (system prompt, tools, a buffer terminal,
   //! hint: depth + 1, a fresh Ledger) and a NEW messages array holding only the task; run agentLoop.
   //! hint: Return its final text; roll its ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
+  //> 11 subagent-config
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
   const config: LoopConfig = {
     client: parent.client,
@@ -242,6 +243,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     //<
     promptParts: parent.promptParts,
   };
+  //<
+  //> 11 subagent-return
   const label = typeof input.description === 'string' ? input.description : typeName;
   try {
     const report = await agentLoop(config);
@@ -255,6 +258,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +
       `${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\n`);
   }
+  //<
   //<
 }
 
