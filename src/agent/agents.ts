@@ -239,9 +239,31 @@ export function agentTypes(custom: AgentFile[]): Record<string, AgentType> {
   //<
 }
 
-/** The parent's gate, with the agent file's own mode when it sets one. */
+// From the most restrictive to the least: what each mode lets run without a question.
+const LATITUDE: Record<PermissionMode, number> = { plan: 0, default: 1, acceptEdits: 2, bypassPermissions: 3 };
+
+/**
+ * The parent's gate, with the mode the agent file asks for, as far as the parent allows
+ * it. An agent file is a file in the project: anyone who can commit one must not be able
+ * to lift the session's mode with it. So a sub-agent never gets more than its parent has:
+ *
+ * - A parent in bypassPermissions or acceptEdits keeps its own mode, whatever the file
+ *   says. Claude Code documents exactly this: "If the parent uses bypassPermissions or
+ *   acceptEdits, it takes precedence and cannot be overridden by the subagent" (Claude
+ *   Code docs, "Create custom subagents", section "Permission modes",
+ *   code.claude.com/docs/en/sub-agents).
+ * - A parent in plan mode keeps the child in plan mode: read-only is never lifted.
+ * - A parent in default mode lets the file narrow the mode (plan) but not widen it:
+ *   acceptEdits or bypassPermissions there would be a yes the user never gave.
+ */
 export function withMode(permissions: Permissions, mode: PermissionMode | undefined): Permissions {
-  return mode === undefined ? permissions : { ...permissions, mode };
+  //> 14 with-mode
+  //! hint: A parent in bypassPermissions or acceptEdits wins; otherwise the child gets the more
+  //! hint: restrictive of its own mode and the parent's (LATITUDE orders them). Never more than the parent.
+  const parent = permissions.mode;
+  if (mode === undefined || parent === 'bypassPermissions' || parent === 'acceptEdits') return permissions;
+  return LATITUDE[mode] < LATITUDE[parent] ? { ...permissions, mode } : permissions;
+  //<
 }
 
 /**
