@@ -10,6 +10,8 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
 import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
+import { SERIES_RUNS, checkFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
+import { ROOT } from '../runner/scenarios.ts';
 import type { XrayCase } from './trace.ts';
 
 export const XRAY_HELP = `Usage: node steps/run.mjs xray [CASE] [options]
@@ -98,6 +100,13 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   const allEvents = results.flatMap((r) => r.trace.events);
   const unmodelled = unmodelledSummary(allEvents);
   const problems = results.flatMap((r) => r.problems);
+
+  // The facts: Claude Code's from these runs, the series' from the chapters' own runs of
+  // the same moves, through the same analysis.
+  const chapters = [...new Set(SERIES_RUNS.filter((s) => s.cases.some((c) => cases.includes(c))).map((s) => s.chapter))];
+  const rows: FactRow[] = await factRows(results.map((r) => r.trace), { chapters });
+  const factProblems = args.check ? factsDisagreeing(rows, cases) : [];
+
   if (args.json) {
     io.out(JSON.stringify({
       claude: { version, pinned, binary: bin },
@@ -107,19 +116,42 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
         ...(args.keep && { kept: r.tempDir }),
       })),
       unmodelled, betas: betasSeen(allEvents),
+      facts: rows,
+      ...(args.check && { check: { facts_file: path.relative(ROOT, factsFilePath(ROOT)), problems: factProblems } }),
     }, null, 2));
   } else {
+    io.out('');
+    for (const l of renderFactTable(rows, c, Math.max(100, Math.min(io.width ?? 118, 160)))) io.out(l);
     io.out('');
     io.out(c.bold('Accepted without being modelled') + c.dim(' (fields the mock took on trust; requests carrying each):'));
     io.out(unmodelled.length === 0 ? '  (none)' : `  ${unmodelled.map((u) => `${u.field} ×${u.requests}`).join(', ')}`);
     io.out(c.dim(`  anthropic-beta: ${betasSeen(allEvents).join(', ') || '(none)'}`));
     io.out('');
     for (const p of problems) io.out(c.red(`✖ ${p}`));
+    if (args.check) {
+      for (const p of factProblems) io.out(c.red(`✖ fact ${p}`));
+      if (factProblems.length === 0) io.out(c.green(`✔ every fact measured agrees with ${path.relative(ROOT, factsFilePath(ROOT))}`));
+    }
     const ms = results.reduce((n, r) => n + r.ms, 0);
-    io.out(`${problems.length === 0 ? c.green.bold('CLEAN') : c.red.bold('PROBLEMS')} ${results.length} case${results.length === 1 ? '' : 's'} · ` +
+    const bad = problems.length + factProblems.length;
+    io.out(`${bad === 0 ? c.green.bold(args.check ? 'PASS' : 'CLEAN') : c.red.bold(args.check ? 'FAIL' : 'PROBLEMS')} ${results.length} case${results.length === 1 ? '' : 's'} · ` +
       `${allEvents.filter((e) => e.type === 'request').length} requests · ${(ms / 1000).toFixed(1)} s`);
   }
-  return problems.length === 0 ? 0 : 1;
+  return problems.length === 0 && factProblems.length === 0 ? 0 : 1;
+}
+
+/**
+ * --check: the facts that disagree with the pinned file. A run of some cases only is
+ * held to the facts those cases measure: a fact the file took from another case is not
+ * "missing" from it.
+ */
+function factsDisagreeing(rows: FactRow[], cases: readonly XrayCase[]): string[] {
+  const file = factsFilePath(ROOT);
+  const lines = checkFacts(rows, file);
+  if (cases.length === XRAY_CASES.length) return lines;
+  const pinned = readFactsFile(file);
+  const elsewhere = Object.entries(pinned.facts).filter(([, f]) => f.case !== undefined && !cases.includes(f.case as XrayCase)).map(([id]) => id);
+  return lines.filter((l) => !elsewhere.some((id) => l.startsWith(`${id}: `)));
 }
 
 function parseCase(text: string): XrayCase {

@@ -7,7 +7,7 @@
 // prints nothing (cli.ts does).
 
 import { spawn, execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, accessSync, constants } from 'node:fs';
+import { existsSync, rmSync, statSync, accessSync, constants } from 'node:fs';
 import { mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,12 +16,13 @@ import { checkExpectations, type ExpectationResult } from '../runner/expectation
 import { ROOT, loadScenarioFile } from '../runner/scenarios.ts';
 import { writeTree } from '../runner/run-chapter.ts';
 import type { XrayCase, XrayTrace } from './trace.ts';
+import { pinnedVersion as pinnedIn } from './facts-file.ts';
 
 export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills'];
 
 /** The Claude Code release the project is measured against: xray/PINNED, one line. */
 export function pinnedVersion(root = ROOT): string {
-  return readFileSync(path.join(root, 'xray', 'PINNED'), 'utf8').trim();
+  return pinnedIn(root);
 }
 
 export function xrayScenarioFile(name: string, root = ROOT): string {
@@ -277,7 +278,10 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
     for (const e of expectations) if (!e.ok) problems.push(`${o.name}: ${e.name}: ${e.detail}`);
     return {
-      trace: { source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home },
+      trace: {
+        source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home,
+        env: { ...scenario.env }, files: { ...scenario.files }, homeFiles: { ...scenario.home_files },
+      },
       problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
     };
   } finally {
