@@ -8,7 +8,7 @@
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
-import { XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
+import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
 import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
 import { SERIES_RUNS, checkFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
 import { ROOT } from '../runner/scenarios.ts';
@@ -92,9 +92,11 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   if (io.cleanupOnSignal) installCleanupHandlers();
   const results: DriveResult[] = [];
   for (const name of cases) {
-    const r = await driveCase({ bin, version, name, keep: args.keep, parentEnv: io.env });
-    results.push(r);
-    if (!args.json) printCase(r, c, io, { full: args.full, keep: args.keep });
+    for (const scenario of CASE_SCENARIOS[name]) {
+      const r = await driveCase({ bin, version, name, scenario, keep: args.keep, parentEnv: io.env });
+      results.push(r);
+      if (!args.json) printCase(r, c, io, { full: args.full, keep: args.keep });
+    }
   }
 
   const allEvents = results.flatMap((r) => r.trace.events);
@@ -111,7 +113,7 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
     io.out(JSON.stringify({
       claude: { version, pinned, binary: bin },
       cases: results.map((r) => ({
-        case: r.trace.case, ok: r.problems.length === 0, problems: r.problems, exit_code: r.exitCode, timed_out: r.timedOut,
+        case: r.trace.case, scenario: r.scenario, ok: r.problems.length === 0, problems: r.problems, exit_code: r.exitCode, timed_out: r.timedOut,
         ms: Math.round(r.ms), requests: r.trace.events.filter((e) => e.type === 'request').length,
         ...(args.keep && { kept: r.tempDir }),
       })),
@@ -161,7 +163,7 @@ function parseCase(text: string): XrayCase {
 
 function printCase(r: DriveResult, c: ChalkInstance, io: XrayIo, o: { full?: boolean; keep?: boolean }): void {
   io.out('');
-  io.out(c.bold(`Case ${r.trace.case}`) + c.dim(`  —  scenarios/xray/${r.trace.case}.json, ${(r.ms / 1000).toFixed(1)} s, exit ${r.timedOut ? 'timeout' : r.exitCode}`));
+  io.out(c.bold(`Case ${r.trace.case}${r.scenario !== r.trace.case ? ` (${r.scenario})` : ''}`) + c.dim(`  —  scenarios/xray/${r.scenario}.json, ${(r.ms / 1000).toFixed(1)} s, exit ${r.timedOut ? 'timeout' : r.exitCode}`));
   io.out('');
   for (const l of renderXrayTranscript(r.trace.events, { color: c, full: o.full, width: io.width, paths: r.trace })) io.out(l);
   if (o.keep) io.out(c.dim(`kept: ${r.tempDir} (work/, home/)`));
