@@ -41,7 +41,7 @@ export interface AgentType {
   projectContext: boolean;
   // What an agent file (agents.ts) may add:
   disallowedTools?: string[];        // taken away after `tools`, whatever granted them
-  permissionMode?: PermissionMode;   // its own mode at the permission gate
+  permissionMode?: PermissionMode;   // its mode at the gate, never more than its parent's (withMode)
   skills?: string[];                 // skills whose full text it starts with
   maxTurns?: number;                 // model calls before it must stop (default 20)
   source?: string;                   // the file that defined it
@@ -53,7 +53,8 @@ export const AGENT_TYPES: Record<string, AgentType> = {
   explore: {
     description: 'Fast read-only search: find files, definitions, usages. Cannot change anything.',
     // No shell and no writes: destructive commands are impossible by construction,
-    // which is stronger than asking nicely in the prompt.
+    // which is stronger than asking nicely in the prompt. This series' own design: Claude
+    // Code's Explore keeps Bash (measured on 2.1.328; the v2.1.88 source has it too).
     tools: READ_ONLY,
     model: 'claude-haiku-4-5',
     systemPrompt: 'You are an explore sub-agent: a fast, read-only code searcher. Use read_file, list_files and grep_search to answer the task, then reply with a short, factual report. You cannot modify files or run commands.',
@@ -160,7 +161,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },
-    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; an agent file may set its mode
+    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; a file may narrow the mode, never lift it
     compactAt: parent.compactAt,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),
