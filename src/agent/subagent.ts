@@ -63,7 +63,8 @@ export const AGENT_TYPES: Record<string, AgentType> = {
   explore: {
     description: 'Fast read-only search: find files, definitions, usages. Cannot change anything.',
     // No shell and no writes: destructive commands are impossible by construction,
-    // which is stronger than asking nicely in the prompt.
+    // which is stronger than asking nicely in the prompt. This series' own design: Claude
+    // Code's Explore keeps Bash (measured on 2.1.328; the v2.1.88 source has it too).
     tools: READ_ONLY,
     model: 'claude-haiku-4-5',
     systemPrompt: 'You are an explore sub-agent: a fast, read-only code searcher. Use read_file, list_files and grep_search to answer the task, then reply with a short, factual report. You cannot modify files or run commands.',
@@ -202,6 +203,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: Build a LoopConfig of the sub-agent's own (system prompt, tools, a buffer terminal,
   //! hint: depth + 1, a fresh Ledger) and a NEW messages array holding only the task; run agentLoop.
   //! hint: Return its final text; roll its ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
+  //> 11 subagent-config
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
   const config: LoopConfig = {
     client: parent.client,
@@ -242,6 +244,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     //<
     promptParts: parent.promptParts,
   };
+  //<
+  //> 11 subagent-return
   const label = typeof input.description === 'string' ? input.description : typeName;
   try {
     const report = await agentLoop(config);
@@ -255,6 +259,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +
       `${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\n`);
   }
+  //<
   //<
 }
 
