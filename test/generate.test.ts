@@ -414,7 +414,7 @@ describe('fillDoc', () => {
   });
 
   const errors: Array<[string, string, string]> = [
-    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise)"],
+    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise, xray)"],
     ['unclosed', 'a\n\n<!-- code: a.ts#b @3 -->\ntext\n', 'docs/x.md:3: code region is never closed (expected <!-- /code -->)'],
     ['opened inside another', '<!-- diff: 3 -->\n<!-- run: 3 demo -->\n<!-- /run -->', 'docs/x.md:1: diff region is never closed (expected <!-- /diff --> before line 2)'],
     ['wrong closer', '<!-- diff: 3 -->\n<!-- /code -->', "docs/x.md:2: '<!-- /code -->' does not close the diff region opened at line 1"],

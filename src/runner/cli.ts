@@ -17,6 +17,7 @@ import { agentReports, renderTranscript, usageTable } from './transcript.ts';
 
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
+       node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full]
 
 Run a chapter's demo against the local mock model (no API key needed), show what
 happened, and check the scenario's expectations.
@@ -44,6 +45,10 @@ Classroom:
                        missing behaviour with a hint; exit 0 when all pass
   --solution [DIR]     diff between DIR and the reference snapshot
                        (--list marks the chapters whose exercise passes)
+
+X-ray (needs your own Claude Code; see docs/xray.md):
+  xray [CASE]          drive a real Claude Code against the mock and show what it
+                       sends (xray --help for its options)
 
 Maintenance:
   --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
@@ -81,6 +86,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
+  if (argv[0] === 'xray') {
+    // Loaded only when asked for, like the classroom commands; it parses its own flags.
+    const { runXray } = await import('../xray/cli.ts');
+    return runXray(argv.slice(1));
+  }
   let unknown: string | undefined;
   const args = minimist(argv, {
     boolean: BOOLEAN_FLAGS,
@@ -112,6 +122,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
 
   const positional = args._.map(String);
   if (positional.length === 0) throw new UsageError('which chapter? e.g. node steps/run.mjs 11 (or --list, --help)');
+  if (positional.includes('xray')) throw new UsageError('xray comes first: node steps/run.mjs xray [CASE] [options]');
   if (positional.length > 1) throw new UsageError(`one chapter at a time (got ${positional.join(' ')})`);
   const chapter = parseChapter(positional[0]);
 

@@ -33,16 +33,17 @@ export async function docTranscript(n: number, caseName: string, options: RunOpt
     ? `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}   # with mutation ${mutation.id}: ${mutation.breaks} (broken on purpose)`
     : `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}`;
   const table = usageTable(result.events, plain);
-  // An excerpt leaves out the conversation and the one-line summary per sub-agent (the
-  // usage table has the same numbers), never a table or a verdict: the command reruns it whole.
+  // An excerpt leaves out the conversation, the one-line summary per sub-agent (the usage
+  // table has the same numbers) and the expectations that held (the verdict line counts
+  // them); never a table, a failure or the verdict. The command reruns it whole.
   const conversation = options.excerpt
-    ? ['(the conversation is left out here: run the command to see it)']
+    ? ['(an excerpt: the conversation and the expectations that held are left out; the command shows them)']
     : renderTranscript(result.events, { color: plain, width: 100, trace: options.trace });
   const reports = agentReports(result.terminal).filter((l) => !(options.excerpt && /^\s+⎿ /.test(l)));
   const lines = [command, '', ...conversation, '', ...(table.length > 0 ? [...table, ''] : []), ...reports];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
-  for (const e of result.expectations) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);
+  for (const e of result.expectations) if (!(options.excerpt && e.ok)) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);
   const passed = result.expectations.filter((e) => e.ok).length;
   lines.push('', `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`);
   return lines.join('\n');

@@ -6,13 +6,14 @@
 //   <!-- diff: 11 agent.ts -->              …  <!-- /diff -->   … in that one file
 //   <!-- run: 11 demo -->                   …  <!-- /run -->    a transcript, from a callback
 //   <!-- run: 8 demo trace with ID -->      …  <!-- /run -->    … with --trace, mutation ID applied
-//   <!-- run: 12 demo excerpt -->           …  <!-- /run -->    … only the usage table and the verdicts
+//   <!-- run: 12 demo excerpt -->           …  <!-- /run -->    … without the conversation and the expectations that held
 //   <!-- files: 11 -->                      …  <!-- /files -->  the files chapter 11 adds or changes (a table)
 //   <!-- hunk: agent.ts#block-name @11 -->  …  <!-- /hunk -->   the diff hunks where that block changed chapter 11
 //   <!-- cases: 11 -->                      …  <!-- /cases -->  every case but demo: title, command, PASS line
 //   <!-- cases: 11 except recursion,plan --> …                  … leaving out the ones shown as transcripts
 //   <!-- cases: 12 usage -->                …  <!-- /cases -->  … with each run's token totals (the mock's usage fields)
 //   <!-- exercise: 11 -->                   …  <!-- /exercise --> the --exercise paragraph, naming its stubs
+//   <!-- xray: fork.trigger -->             …  <!-- /xray -->   a fact measured on the pinned Claude Code
 //
 // A region marker is an HTML comment alone on its line, `<!-- kind: … -->` with a
 // lowercase kind. Other comments (`<!-- note -->`, `<!-- TODO: … -->`) and anything
@@ -27,6 +28,7 @@ import { diffChapter, loadAgentSources } from './generate.ts';
 import type { AgentSource } from './generate.ts';
 import { blockSpan, blockText, exerciseBlocks, renderChapter } from './markers.ts';
 import { changesTable } from './outline.ts';
+import { docFactLines } from '../xray/facts-file.ts';
 
 type MaybeAsync<T> = T | Promise<T>;
 
@@ -43,6 +45,8 @@ export interface DocResolvers {
   cases(n: number, except: readonly string[], usage?: boolean): MaybeAsync<string | undefined>;
   /** The paragraph on chapter n's `--exercise`, naming the blocks it stubs out. */
   exercise(n: number): MaybeAsync<string>;
+  /** The lines quoting one x-ray fact of the pinned release (xray/facts-VERSION.json); absent keeps the region. */
+  xray?(id: string): MaybeAsync<string[]>;
 }
 
 type Region =
@@ -52,11 +56,12 @@ type Region =
   | { kind: 'files'; n: number }
   | { kind: 'hunk'; file: string; block: string; n: number }
   | { kind: 'cases'; n: number; except: string[]; usage: boolean }
-  | { kind: 'exercise'; n: number };
+  | { kind: 'exercise'; n: number }
+  | { kind: 'xray'; id: string };
 
 /**
  * A transcript can show the request shapes (trace), a deliberately broken chapter (a
- * mutation's id), or only its end: the usage table, the agent's accounting and the verdicts (excerpt).
+ * mutation's id), or only its end (excerpt): the tables, the agent's ledger, what failed and the verdict.
  */
 export interface RunOptions {
   trace?: boolean;
@@ -73,7 +78,7 @@ export interface CaseVerdict {
   usage?: { calls: number; input: number; write: number; read: number; output: number };
 }
 
-const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise'];
+const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray'];
 
 const DIRECTIVE = /^<!--\s*([a-z][a-z-]*):\s*(.*?)\s*-->$/;
 const CLOSER = /^<!--\s*\/([a-z][a-z-]*)\s*-->$/;
@@ -114,6 +119,10 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     if (m[5] !== undefined) options.mutation = m[5];
     return { kind, n: chapter(m[1] as string), caseName: m[2] as string, options };
   }
+  if (kind === 'xray') {
+    if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(args)) return fail(`malformed xray region '${args}': expected <!-- xray: FACT-ID -->`);
+    return { kind, id: args };
+  }
   return fail(`unknown region kind '${kind}' (known: ${REGION_KINDS.join(', ')})`);
 }
 
@@ -150,6 +159,8 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
     }
     case 'exercise':
       return (await resolvers.exercise(region.n)).split('\n');
+    case 'xray':
+      return resolvers.xray ? [...(await resolvers.xray(region.id))] : undefined;
   }
 }
 
@@ -196,7 +207,9 @@ export async function fillDoc(markdown: string, docPath: string, resolvers: DocR
     } catch (err) {
       fail(messageOf(err));
     }
-    out.push(...(content ?? lines.slice(i + 1, closeAt)));
+    // A fact quoted inside a list item keeps the item's indentation.
+    const indent = region.kind === 'xray' && content ? (/^\s*/.exec(line)?.[0] ?? '') : '';
+    out.push(...(content ? content.map((l) => indent + l) : lines.slice(i + 1, closeAt)));
     out.push(lines[closeAt] as string);
     i = closeAt;
   }
@@ -225,7 +238,8 @@ function findClose(lines: readonly string[], from: number, kind: string, fail: (
 /**
  * Resolvers backed by src/agent: code, diffs, the files table and the exercise paragraph
  * come from the generator; run and cases use the callbacks when there are any (they need
- * the runner) and otherwise keep what is there.
+ * the runner) and otherwise keep what is there; xray quotes the pinned facts file
+ * (xray/facts-VERSION.json).
  */
 export function defaultResolvers(
   root: string,
@@ -299,6 +313,9 @@ export function defaultResolvers(
         `\`node steps/run.mjs ${n} --check\` names the first missing behaviour and its hint;`,
         '`--solution` diffs your code against the reference.',
       ].join('\n');
+    },
+    xray(id) {
+      return docFactLines(root, id);
     },
   };
 }
