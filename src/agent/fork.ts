@@ -194,7 +194,6 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     },
   });
   const children: ForkChild[] = [];
-  //> 12 fork-lead-first
   inputs.forEach((input, i) => {
     const ledger = new Ledger();
     const label = typeof input.description === 'string' ? input.description : `fork ${i + 1}`;
@@ -203,7 +202,6 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     if (i === 0) done.finally(leadStarted);   // a lead that fails before any request must not stall the rest
     children.push({ input, label, ledger, done });
   });
-  //<
   const batch = { children, returned: 0 };
   batches.set(assistant, batch);
   return batch;
