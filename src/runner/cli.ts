@@ -5,15 +5,18 @@
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { tmpdir } from 'node:os';
 import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
 import { ScenarioError, type Scenario } from '../mock/index.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, isReady, loadScenarioFile } from './scenarios.ts';
 import { runChapter, writeTree, loadChapterModule, oneLine, type RunResult } from './run-chapter.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
+import { makeTempDir, release, stopProcessesIn, SetupError } from './cleanup.ts';
+
+// steps/run.mjs installs the signal and crash handlers from here (src/runner/cleanup.ts).
+export { installExitHandlers, finish } from './cleanup.ts';
 
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
@@ -76,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv, c);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ScenarioError) {
+    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof SetupError) {
       console.error(`${err.message}`);
       return 2;
     }
@@ -197,7 +200,7 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string, keep =
     console.error('--live talks to the real API: set ANTHROPIC_API_KEY first (and ANTHROPIC_BASE_URL for a gateway).');
     return 2;
   }
-  const temp = await mkdtemp(path.join(tmpdir(), 'subagents-live-'));
+  const temp = await makeTempDir('subagents-live-');
   try {
     const work = path.join(temp, 'work');
     const home = path.join(temp, 'home');
@@ -229,10 +232,12 @@ async function live(chapter: Chapter, scenario: Scenario, model?: string, keep =
   } finally {
     // From chapter 4 the agent saves its session in the workspace and says how to resume it:
     // say what becomes of that folder, so the hint never points at something already gone.
-    if (keep) console.log(`workspace kept at ${temp}`);
+    stopProcessesIn(temp);   // a shell command the agent ran may have left something running there
+    if (keep) { release(temp); console.log(`workspace kept at ${temp}`); }
     else {
       const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
       await rm(temp, { recursive: true, force: true });
+      release(temp);
       console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);
     }
   }
