@@ -1,6 +1,7 @@
 // Every written chapter has its doc, in the common shape, linked from the index and the
-// README. That the docs' generated regions (code, diff, transcript) are fresh is checked
-// in scenarios.test.ts, which shares its chapter runs with the transcripts.
+// README, and within the limits that keep it readable in one sitting. That the docs'
+// generated regions (code, diff, transcript, tables) are fresh is checked in
+// scenarios.test.ts, which shares its chapter runs with the transcripts.
 
 import { describe, it, expect } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,5 +22,65 @@ describe('chapter docs', () => {
       expect(readFileSync(path.join(ROOT, 'docs', 'README.md'), 'utf8')).toContain(`](${chapterDir(ch)}.md)`);
       expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(`](docs/${chapterDir(ch)}.md)`);
     });
+  }
+});
+
+// The limits of a chapter doc: one sitting's reading.
+const MAX_LINES = 450;
+const MAX_BLOCK = 60;        // lines inside one code or transcript block
+const MAX_TRANSCRIPTS = 2;   // the previous chapter falling short, and this chapter's demo
+
+/** What in one doc breaks the limits, one line each; [] when it keeps them. */
+function overLimits(text: string): string[] {
+  const lines = text.split('\n');
+  const problems: string[] = [];
+  if (lines.length > MAX_LINES) problems.push(`${lines.length} lines (at most ${MAX_LINES})`);
+  let transcripts = 0;
+  let fence: { mark: string; at: number } | null = null;
+  lines.forEach((line, i) => {
+    const trimmed = line.trim();
+    const mark = /^(`{3,}|~{3,})/.exec(trimmed)?.[1];
+    if (fence !== null) {
+      if (mark !== undefined && mark[0] === fence.mark[0] && mark.length >= fence.mark.length && trimmed === mark) {
+        const inside = i - fence.at - 1;
+        if (inside > MAX_BLOCK) problems.push(`the block at line ${fence.at + 1} has ${inside} lines (at most ${MAX_BLOCK})`);
+        fence = null;
+      }
+      return;
+    }
+    if (mark !== undefined) fence = { mark, at: i };
+    else if (/^<!--\s*run:/.test(trimmed)) transcripts++;
+  });
+  if (transcripts > MAX_TRANSCRIPTS) problems.push(`${transcripts} transcripts (at most ${MAX_TRANSCRIPTS})`);
+  return problems;
+}
+
+// Docs still to be cut to the limits. The list only shrinks: a doc on it that already
+// keeps the limits fails too, so it is taken off.
+const NOT_YET_IN_SHAPE = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14]);
+
+describe('chapter doc limits', () => {
+  it('counts lines, long blocks and transcripts', () => {
+    const block = (n: number) => ['```text', ...Array.from({ length: n }, () => 'x'), '```'];
+    expect(overLimits(block(60).join('\n'))).toEqual([]);
+    expect(overLimits(['intro', ...block(61)].join('\n'))).toEqual(['the block at line 2 has 61 lines (at most 60)']);
+    const run = ['<!-- run: 1 demo -->', ...block(1), '<!-- /run -->'];
+    expect(overLimits([...run, ...run].join('\n'))).toEqual([]);
+    expect(overLimits([...run, ...run, ...run].join('\n'))).toEqual(['3 transcripts (at most 2)']);
+    expect(overLimits(['````md', '<!-- run: 1 demo -->', '````'].join('\n'))).toEqual([]);   // shown, not a region
+    expect(overLimits(Array.from({ length: 451 }, () => '').join('\n'))).toEqual(['451 lines (at most 450)']);
+  });
+  for (const ch of WRITTEN_CHAPTERS) {
+    const name = `docs/${chapterDir(ch)}.md`;
+    const text = () => readFileSync(path.join(ROOT, ...name.split('/')), 'utf8');
+    if (NOT_YET_IN_SHAPE.has(ch.n)) {
+      it(`${name} is still to be cut to the limits (take it off NOT_YET_IN_SHAPE once it keeps them)`, () => {
+        expect(overLimits(text())).not.toEqual([]);
+      });
+    } else {
+      it(`${name}: at most ${MAX_LINES} lines, no block over ${MAX_BLOCK} lines, at most ${MAX_TRANSCRIPTS} transcripts`, () => {
+        expect(overLimits(text())).toEqual([]);
+      });
+    }
   }
 });

@@ -345,6 +345,10 @@ const stubResolvers: DocResolvers = {
   code: (file, block, n) => `// ${file}#${block} @${n}`,
   diff: (n, file) => `--- a\n+++ b\n@@ -1 +1 @@\n-${n}\n+${file ?? 'all'}\n`,
   run: (n, caseName) => `chapter ${n} ${caseName}`,
+  files: (n) => `| files of ${n} |`,
+  hunk: (file, block, n) => `@@ -1 +1 @@\n-${file}\n+${block} @${n}\n`,
+  cases: (n, except) => `| cases of ${n} but ${except.join(',') || 'demo'} |`,
+  exercise: (n) => `exercise ${n}`,
 };
 
 describe('fillDoc', () => {
@@ -410,7 +414,7 @@ describe('fillDoc', () => {
   });
 
   const errors: Array<[string, string, string]> = [
-    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run)"],
+    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise, xray)"],
     ['unclosed', 'a\n\n<!-- code: a.ts#b @3 -->\ntext\n', 'docs/x.md:3: code region is never closed (expected <!-- /code -->)'],
     ['opened inside another', '<!-- diff: 3 -->\n<!-- run: 3 demo -->\n<!-- /run -->', 'docs/x.md:1: diff region is never closed (expected <!-- /diff --> before line 2)'],
     ['wrong closer', '<!-- diff: 3 -->\n<!-- /code -->', "docs/x.md:2: '<!-- /code -->' does not close the diff region opened at line 1"],
@@ -503,7 +507,9 @@ describe('runGen', () => {
     expect(await runGen(['--root', root], (l) => lines.push(l))).toBe(0);
     expect(lines).toContain('created steps/01-agent-loop/main.ts');
     expect(lines).toContain(`filled docs/${LATE_DIR}.md`);
-    expect(lines).toHaveLength(SNAPSHOT_COUNT + 1);
+    expect(lines).toContain('created steps/01-agent-loop/README.md');
+    // Every snapshot file, one README per written chapter, the doc.
+    expect(lines).toHaveLength(SNAPSHOT_COUNT + WRITTEN_CHAPTERS.length + 1);
 
     lines.length = 0;
     expect(await runGen(['--root', root, '--check'], (l) => lines.push(l))).toBe(0);
@@ -513,6 +519,7 @@ describe('runGen', () => {
     lines.length = 0;
     expect(await runGen(['--root', root, '--check'], (l) => lines.push(l))).toBe(1);
     expect(lines).toContain(`stale: steps/${LATE_DIR}/late.ts`);
+    expect(lines).toContain(`stale: steps/${LATE_DIR}/README.md`);   // late.ts's line count changed
     expect(lines.some((l) => l.startsWith(`stale: docs/${LATE_DIR}.md (line `))).toBe(true);
     expect(lines[lines.length - 1]).toBe('generated files are out of date: run npm run gen');
   });

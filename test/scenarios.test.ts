@@ -2,8 +2,8 @@
 // mock and require every expectation to hold. The expectations themselves read the
 // mock's event log and the workspace (src/runner/expectations.ts), never the script.
 //
-// Then the docs: every generated region (code, diff, transcript) must be what `npm run
-// gen` would write now. A transcript in a doc is one of the runs just checked, so the
+// Then the docs: every generated region (code, diff, transcript, cases table) must be what
+// `npm run gen` would write now. A transcript in a doc is one of the runs just checked, so the
 // same run serves both (runs are deterministic: the transcript is rendered in a
 // timing-free order); a region with a mutation, or another chapter's scenario, runs anew.
 
@@ -11,7 +11,7 @@ import { describe, it, expect } from 'vitest';
 import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter, type RunOptions, type RunResult } from '../src/runner/run-chapter.ts';
-import { docTranscript } from '../src/runner/doc-transcript.ts';
+import { docTranscript, docVerdicts } from '../src/runner/doc-transcript.ts';
 import { defaultResolvers, fillAllDocs } from '../src/tooling/docs.ts';
 
 const runs = new Map<string, Promise<RunResult>>();
@@ -42,7 +42,7 @@ for (const ch of WRITTEN_CHAPTERS) {
 describe('the docs', () => {
   it('every generated region (code, diff, transcript) is fresh: run npm run gen if this fails', async () => {
     const transcript = (n: number, caseName: string, options?: Parameters<typeof docTranscript>[2]) => docTranscript(n, caseName, options, runOnce);
-    const stale = await fillAllDocs(ROOT, defaultResolvers(ROOT, transcript), { write: false });
+    const stale = await fillAllDocs(ROOT, defaultResolvers(ROOT, transcript, (n) => docVerdicts(n, runOnce)), { write: false });
     expect(stale.map((d) => `${d.path} ${d.firstDifference}`)).toEqual([]);
   });
 });

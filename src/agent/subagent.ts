@@ -50,7 +50,7 @@ export interface AgentType {
   //> 14 agent-type-custom
   // What an agent file (agents.ts) may add:
   disallowedTools?: string[];        // taken away after `tools`, whatever granted them
-  permissionMode?: PermissionMode;   // its own mode at the permission gate
+  permissionMode?: PermissionMode;   // its mode at the gate, never more than its parent's (withMode)
   skills?: string[];                 // skills whose full text it starts with
   maxTurns?: number;                 // model calls before it must stop (default 20)
   source?: string;                   // the file that defined it
@@ -202,6 +202,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: Build a LoopConfig of the sub-agent's own (system prompt, tools, a buffer terminal,
   //! hint: depth + 1, a fresh Ledger) and a NEW messages array holding only the task; run agentLoop.
   //! hint: Return its final text; roll its ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
+  //> 11 subagent-config
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
   const config: LoopConfig = {
     client: parent.client,
@@ -227,7 +228,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not
     //<
     //> 14 subagent-permissions-mode
-    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; an agent file may set its mode
+    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; a file may narrow the mode, never lift it
     //<
     compactAt: parent.compactAt,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
@@ -242,6 +243,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     //<
     promptParts: parent.promptParts,
   };
+  //<
+  //> 11 subagent-return
   const label = typeof input.description === 'string' ? input.description : typeName;
   try {
     const report = await agentLoop(config);
@@ -255,6 +258,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +
       `${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\n`);
   }
+  //<
   //<
 }
 

@@ -165,8 +165,8 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   const command = commandOf(args);
   if (command === 'gen') {
     const { runGen } = await import('../tooling/gen-cli.ts');
-    const { docTranscript } = await import('./doc-transcript.ts');
-    return runGen(args.check !== undefined ? ['--check'] : [], undefined, docTranscript);
+    const { docTranscript, docVerdicts } = await import('./doc-transcript.ts');
+    return runGen(args.check !== undefined ? ['--check'] : [], undefined, docTranscript, (n) => docVerdicts(n));
   }
   if (command === 'selfcheck') {
     const { runSelfcheck } = await import('../tooling/selfcheck.ts');

@@ -5,10 +5,10 @@
 import { Chalk } from 'chalk';
 import { findChapter } from '../chapters.ts';
 import path from 'node:path';
-import { ROOT, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
+import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter, type RunOptions as ChapterRunOptions, type RunResult } from './run-chapter.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
-import type { RunOptions } from '../tooling/docs.ts';
+import type { CaseVerdict, RunOptions } from '../tooling/docs.ts';
 import { findMutation, withMutant } from '../tooling/selfcheck.ts';
 
 /** How a transcript's run is made: runChapter, or (in the tests) a cache of runs already checked. */
@@ -33,11 +33,29 @@ export async function docTranscript(n: number, caseName: string, options: RunOpt
     ? `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}   # with mutation ${mutation.id}: ${mutation.breaks} (broken on purpose)`
     : `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}`;
   const table = usageTable(result.events, plain);
-  const lines = [command, '', ...renderTranscript(result.events, { color: plain, width: 100, trace: options.trace }), '', ...(table.length > 0 ? [...table, ''] : []), ...agentReports(result.terminal)];
+  // An excerpt leaves out the conversation, never a verdict: the command reruns it whole.
+  const conversation = options.excerpt
+    ? ['(the conversation is left out here: run the command to see it)']
+    : renderTranscript(result.events, { color: plain, width: 100, trace: options.trace });
+  const lines = [command, '', ...conversation, '', ...(table.length > 0 ? [...table, ''] : []), ...agentReports(result.terminal)];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
   for (const e of result.expectations) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);
   const passed = result.expectations.filter((e) => e.ok).length;
   lines.push('', `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`);
   return lines.join('\n');
+}
+
+/** Every case of chapter n with its scenario's title and the verdict line of a real run (for a doc's cases table). */
+export async function docVerdicts(n: number, runCase: CaseRunner = runChapter): Promise<Array<{ caseName: string } & CaseVerdict>> {
+  const chapter = findChapter(n);
+  if (!chapter) throw new Error(`chapter ${n} is not in the chapter table`);
+  const out: Array<{ caseName: string } & CaseVerdict> = [];
+  for (const caseName of casesOf(chapter)) {
+    const scenario = await loadScenarioFile(scenarioFile(chapter, caseName));
+    const result = await runCase({ codeDir: snapshotDir(chapter), scenario, latencyScale: 0 });
+    const passed = result.expectations.filter((e) => e.ok).length;
+    out.push({ caseName, title: scenario.title, verdict: `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations` });
+  }
+  return out;
 }

@@ -126,6 +126,22 @@ function printEdit(edit: Edit): string {
 }
 
 /**
+ * Only the hunks of the diff from `oldText` to `newText` that change lines `start`..`end`
+ * (0-based, of the new text): the `@@` hunks with their context, no file headers, or ''
+ * when none of those lines changed. For showing how one block replaced earlier code.
+ */
+export function hunksTouching(oldText: string, newText: string, start: number, end: number, context = 3): string {
+  const edits = diffLines(splitLinesKeepEnds(oldText), splitLinesKeepEnds(newText));
+  let out = '';
+  for (const hunk of hunks(edits, context)) {
+    if (!hunk.some((e) => e.kind !== ' ' && e.newIndex >= start && e.newIndex <= end)) continue;
+    out += hunkHeader(hunk);
+    for (const edit of hunk) out += printEdit(edit);
+  }
+  return out;
+}
+
+/**
  * A unified diff of two texts, or '' when they are equal. An added or removed file
  * is just an empty side; the caller picks the labels (e.g. `/dev/null`).
  */

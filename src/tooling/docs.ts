@@ -6,6 +6,13 @@
 //   <!-- diff: 11 agent.ts -->              …  <!-- /diff -->   … in that one file
 //   <!-- run: 11 demo -->                   …  <!-- /run -->    a transcript, from a callback
 //   <!-- run: 8 demo trace with ID -->      …  <!-- /run -->    … with --trace, mutation ID applied
+//   <!-- run: 12 demo excerpt -->           …  <!-- /run -->    … only the usage table and the verdicts
+//   <!-- files: 11 -->                      …  <!-- /files -->  the files chapter 11 adds or changes (a table)
+//   <!-- hunk: agent.ts#block-name @11 -->  …  <!-- /hunk -->   the diff hunks where that block changed chapter 11
+//   <!-- cases: 11 -->                      …  <!-- /cases -->  every case but demo: title, command, PASS line
+//   <!-- cases: 11 except recursion,plan --> …                  … leaving out the ones shown as transcripts
+//   <!-- exercise: 11 -->                   …  <!-- /exercise --> the --exercise paragraph, naming its stubs
+//   <!-- xray: fork.trigger -->             …  <!-- /xray -->   a fact measured on the pinned Claude Code
 //
 // A region marker is an HTML comment alone on its line, `<!-- kind: … -->` with a
 // lowercase kind. Other comments (`<!-- note -->`, `<!-- TODO: … -->`) and anything
@@ -14,10 +21,13 @@
 
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { findChapter } from '../chapters.ts';
+import { chapterDir, findChapter, previousWritten } from '../chapters.ts';
+import { hunksTouching } from './diff.ts';
 import { diffChapter, loadAgentSources } from './generate.ts';
 import type { AgentSource } from './generate.ts';
-import { blockText } from './markers.ts';
+import { blockSpan, blockText, exerciseBlocks, renderChapter } from './markers.ts';
+import { changesTable } from './outline.ts';
+import { docFactLines } from '../xray/facts-file.ts';
 
 type MaybeAsync<T> = T | Promise<T>;
 
@@ -26,18 +36,46 @@ export interface DocResolvers {
   diff(n: number, file?: string): MaybeAsync<string>;
   /** undefined keeps the region as it is (no transcript available). */
   run(n: number, caseName: string, options?: RunOptions): MaybeAsync<string | undefined>;
+  /** A markdown table of the files chapter n adds, changes or drops. */
+  files(n: number): MaybeAsync<string>;
+  /** The diff hunks of `file` where `block` changed in chapter n. */
+  hunk(file: string, block: string, n: number): MaybeAsync<string>;
+  /** A markdown table of chapter n's cases but `except`; undefined keeps the region (no runs available). */
+  cases(n: number, except: readonly string[]): MaybeAsync<string | undefined>;
+  /** The paragraph on chapter n's `--exercise`, naming the blocks it stubs out. */
+  exercise(n: number): MaybeAsync<string>;
+  /** The lines quoting one x-ray fact of the pinned release (xray/facts-VERSION.json); absent keeps the region. */
+  xray?(id: string): MaybeAsync<string[]>;
 }
 
 type Region =
   | { kind: 'code'; file: string; block: string; n: number }
   | { kind: 'diff'; n: number; file?: string }
-  | { kind: 'run'; n: number; caseName: string; options: RunOptions };
+  | { kind: 'run'; n: number; caseName: string; options: RunOptions }
+  | { kind: 'files'; n: number }
+  | { kind: 'hunk'; file: string; block: string; n: number }
+  | { kind: 'cases'; n: number; except: string[] }
+  | { kind: 'exercise'; n: number }
+  | { kind: 'xray'; id: string };
 
-/** A transcript can show the request shapes (trace), or a deliberately broken chapter (a mutation's id). */
+/**
+ * A transcript can show the request shapes (trace), a deliberately broken chapter (a
+ * mutation's id), or only its end: the usage table, the agent's accounting and the verdicts (excerpt).
+ */
 export interface RunOptions {
   trace?: boolean;
   mutation?: string;
+  excerpt?: boolean;
 }
+
+/** One case of a chapter, as a cases table shows it: what the scenario shows, and the verdict of a real run. */
+export interface CaseVerdict {
+  title: string;
+  /** `PASS 5/5 expectations`, the last line of the run's transcript. */
+  verdict: string;
+}
+
+const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray'];
 
 const DIRECTIVE = /^<!--\s*([a-z][a-z-]*):\s*(.*?)\s*-->$/;
 const CLOSER = /^<!--\s*\/([a-z][a-z-]*)\s*-->$/;
@@ -49,10 +87,19 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     if (!findChapter(n)) fail(`chapter ${text} is not in the chapter table`);
     return n;
   };
-  if (kind === 'code') {
+  if (kind === 'code' || kind === 'hunk') {
     const m = /^(\S+)#(\S+)\s+@(\d+)$/.exec(args);
-    if (!m) return fail(`malformed code region '${args}': expected <!-- code: FILE#BLOCK @N -->`);
+    if (!m) return fail(`malformed ${kind} region '${args}': expected <!-- ${kind}: FILE#BLOCK @N -->`);
     return { kind, file: m[1] as string, block: m[2] as string, n: chapter(m[3] as string) };
+  }
+  if (kind === 'files' || kind === 'exercise') {
+    if (!/^\d+$/.test(args)) return fail(`malformed ${kind} region '${args}': expected <!-- ${kind}: N -->`);
+    return { kind, n: chapter(args) };
+  }
+  if (kind === 'cases') {
+    const m = /^(\d+)(?:\s+except\s+([\w-]+(?:,[\w-]+)*))?$/.exec(args);
+    if (!m) return fail(`malformed cases region '${args}': expected <!-- cases: N --> or <!-- cases: N except CASE,CASE -->`);
+    return { kind, n: chapter(m[1] as string), except: m[2] === undefined ? [] : m[2].split(',') };
   }
   if (kind === 'diff') {
     const m = /^(\d+)(?:\s+(\S+))?$/.exec(args);
@@ -61,14 +108,19 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     return m[2] === undefined ? { kind, n } : { kind, n, file: m[2] };
   }
   if (kind === 'run') {
-    const m = /^(\d+)\s+(\S+)(\s+trace)?(?:\s+with\s+(\S+))?$/.exec(args);
-    if (!m) return fail(`malformed run region '${args}': expected <!-- run: N CASE [trace] [with MUTATION] -->`);
+    const m = /^(\d+)\s+(\S+)(\s+trace)?(\s+excerpt)?(?:\s+with\s+(\S+))?$/.exec(args);
+    if (!m) return fail(`malformed run region '${args}': expected <!-- run: N CASE [trace] [excerpt] [with MUTATION] -->`);
     const options: RunOptions = {};
     if (m[3] !== undefined) options.trace = true;
-    if (m[4] !== undefined) options.mutation = m[4];
+    if (m[4] !== undefined) options.excerpt = true;
+    if (m[5] !== undefined) options.mutation = m[5];
     return { kind, n: chapter(m[1] as string), caseName: m[2] as string, options };
   }
-  return fail(`unknown region kind '${kind}' (known: code, diff, run)`);
+  if (kind === 'xray') {
+    if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(args)) return fail(`malformed xray region '${args}': expected <!-- xray: FACT-ID -->`);
+    return { kind, id: args };
+  }
+  return fail(`unknown region kind '${kind}' (known: ${REGION_KINDS.join(', ')})`);
 }
 
 /** A fence long enough that no backtick run inside the content can close it early. */
@@ -94,6 +146,18 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
       const transcript = await resolvers.run(region.n, region.caseName, region.options);
       return transcript === undefined ? undefined : fenced('text', transcript);
     }
+    case 'files':
+      return (await resolvers.files(region.n)).split('\n');
+    case 'hunk':
+      return fenced('diff', await resolvers.hunk(region.file, region.block, region.n));
+    case 'cases': {
+      const table = await resolvers.cases(region.n, region.except);
+      return table === undefined ? undefined : table.split('\n');
+    }
+    case 'exercise':
+      return (await resolvers.exercise(region.n)).split('\n');
+    case 'xray':
+      return resolvers.xray ? [...(await resolvers.xray(region.id))] : undefined;
   }
 }
 
@@ -140,7 +204,9 @@ export async function fillDoc(markdown: string, docPath: string, resolvers: DocR
     } catch (err) {
       fail(messageOf(err));
     }
-    out.push(...(content ?? lines.slice(i + 1, closeAt)));
+    // A fact quoted inside a list item keeps the item's indentation.
+    const indent = region.kind === 'xray' && content ? (/^\s*/.exec(line)?.[0] ?? '') : '';
+    out.push(...(content ? content.map((l) => indent + l) : lines.slice(i + 1, closeAt)));
     out.push(lines[closeAt] as string);
     i = closeAt;
   }
@@ -167,20 +233,26 @@ function findClose(lines: readonly string[], from: number, kind: string, fail: (
 }
 
 /**
- * Resolvers backed by src/agent: code and diff come from the generator; run uses
- * the transcript callback when there is one and otherwise keeps what is there.
+ * Resolvers backed by src/agent: code, diffs, the files table and the exercise paragraph
+ * come from the generator; run and cases use the callbacks when there are any (they need
+ * the runner) and otherwise keep what is there; xray quotes the pinned facts file
+ * (xray/facts-VERSION.json).
  */
 export function defaultResolvers(
   root: string,
   runTranscript?: (n: number, caseName: string, options?: RunOptions) => MaybeAsync<string>,
+  caseVerdicts?: (n: number) => MaybeAsync<Array<{ caseName: string } & CaseVerdict>>,
 ): DocResolvers {
   let sources: Promise<AgentSource[]> | undefined;
   const load = (): Promise<AgentSource[]> => (sources ??= loadAgentSources(root));
+  const sourceOf = async (file: string): Promise<AgentSource> => {
+    const source = (await load()).find((s) => s.name === file);
+    if (!source) throw new Error(`no file src/agent/${file}`);
+    return source;
+  };
   return {
     async code(file, block, n) {
-      const source = (await load()).find((s) => s.name === file);
-      if (!source) throw new Error(`no file src/agent/${file}`);
-      return blockText(source.marked, block, n);
+      return blockText((await sourceOf(file)).marked, block, n);
     },
     async diff(n, file) {
       const sourceList = await load();
@@ -191,6 +263,47 @@ export function defaultResolvers(
     },
     async run(n, caseName, options) {
       return runTranscript ? runTranscript(n, caseName, options) : undefined;
+    },
+    async files(n) {
+      return changesTable(await load(), n);
+    },
+    async hunk(file, block, n) {
+      const { marked } = await sourceOf(file);
+      const { start, end } = blockSpan(marked, block, n);
+      const prev = previousWritten(n);
+      const text = hunksTouching(prev ? renderChapter(marked, prev.n) : '', renderChapter(marked, n), start, end);
+      if (text === '') throw new Error(`block '${block}' of ${file} is the same in chapter ${n} as before: use a code region`);
+      return text;
+    },
+    async cases(n, except) {
+      if (!caseVerdicts) return undefined;
+      const all = await caseVerdicts(n);
+      const rows = all.filter((c) => c.caseName !== 'demo' && !except.includes(c.caseName));
+      const unknown = except.filter((name) => !all.some((c) => c.caseName === name));
+      if (unknown.length > 0) throw new Error(`no case ${unknown.join(', ')} in chapter ${n}`);
+      if (rows.length === 0) throw new Error(`chapter ${n} has no case left for the table`);
+      const cell = (text: string) => text.replace(/\|/g, '\\|');
+      return [
+        '| case | what it shows | run it | result |',
+        '|---|---|---|---|',
+        ...rows.map((c) => `| \`${c.caseName}\` | ${cell(c.title)} | \`node steps/run.mjs ${n} --case ${c.caseName}\` | ${c.verdict} |`),
+      ].join('\n');
+    },
+    async exercise(n) {
+      const sourceList = await load();
+      const stubs = sourceList.flatMap((s) => exerciseBlocks(s.marked, n).map((b) => `\`${b.name}\` (${s.name})`));
+      if (stubs.length === 0) throw new Error(`chapter ${n} has no exercise blocks (no //! hint: lines)`);
+      const ch = findChapter(n) as NonNullable<ReturnType<typeof findChapter>>;
+      const list = stubs.length === 1 ? stubs[0] : `${stubs.slice(0, -1).join(', ')} and ${stubs.at(-1)}`;
+      return [
+        `**Build it yourself.** \`node steps/run.mjs ${n} --exercise\` writes this chapter to`,
+        `\`exercises/${chapterDir(ch)}/\` with ${list} stubbed out.`,
+        `\`node steps/run.mjs ${n} --check\` names the first missing behaviour and its hint;`,
+        '`--solution` diffs your code against the reference.',
+      ].join('\n');
+    },
+    xray(id) {
+      return docFactLines(root, id);
     },
   };
 }

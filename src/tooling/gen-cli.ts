@@ -7,31 +7,37 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import minimist from 'minimist';
-import { defaultResolvers, fillAllDocs, type RunOptions } from './docs.ts';
+import { defaultResolvers, fillAllDocs, type CaseVerdict, type RunOptions } from './docs.ts';
 import { checkSnapshots, writeSnapshots } from './generate.ts';
+import { checkReadmes, writeReadmes } from './outline.ts';
 import { ROOT as REPO_ROOT } from '../runner/scenarios.ts';
 
 type Transcript = (n: number, caseName: string, options?: RunOptions) => Promise<string>;
+type Verdicts = (n: number) => Promise<Array<{ caseName: string } & CaseVerdict>>;
 
-/** `transcript` fills `<!-- run: N CASE -->` regions; without it they are left as they are. */
+/**
+ * `transcript` fills `<!-- run: N CASE -->` regions and `verdicts` the `<!-- cases: N -->`
+ * tables; without them those regions are left as they are.
+ */
 export async function runGen(
   args: string[],
   print: (line: string) => void = (line) => console.log(line),
   transcript?: Transcript,
+  verdicts?: Verdicts,
 ): Promise<number> {
   const flags = minimist(args, { boolean: ['check'], string: ['root'] });
   const root = resolve(typeof flags.root === 'string' && flags.root !== '' ? flags.root : REPO_ROOT);
   try {
-    return flags.check ? await check(root, print, transcript) : await generate(root, print, transcript);
+    return flags.check ? await check(root, print, transcript, verdicts) : await generate(root, print, transcript, verdicts);
   } catch (err) {
     print(err instanceof Error ? err.message : String(err));
     return 1;
   }
 }
 
-async function check(root: string, print: (line: string) => void, transcript?: Transcript): Promise<number> {
-  const problems = await checkSnapshots(root);
-  const staleDocs = await fillAllDocs(root, defaultResolvers(root, transcript), { write: false });
+async function check(root: string, print: (line: string) => void, transcript?: Transcript, verdicts?: Verdicts): Promise<number> {
+  const problems = [...await checkSnapshots(root), ...await checkReadmes(root)];
+  const staleDocs = await fillAllDocs(root, defaultResolvers(root, transcript, verdicts), { write: false });
   for (const p of problems) print(`${p.problem}: ${p.path}`);
   for (const doc of staleDocs) print(`stale: ${doc.path} (${doc.firstDifference})`);
   if (problems.length === 0 && staleDocs.length === 0) {
@@ -42,9 +48,9 @@ async function check(root: string, print: (line: string) => void, transcript?: T
   return 1;
 }
 
-async function generate(root: string, print: (line: string) => void, transcript?: Transcript): Promise<number> {
-  const changes = await writeSnapshots(root);
-  const docs = await fillAllDocs(root, defaultResolvers(root, transcript), { write: true });
+async function generate(root: string, print: (line: string) => void, transcript?: Transcript, verdicts?: Verdicts): Promise<number> {
+  const changes = [...await writeSnapshots(root), ...await writeReadmes(root)];
+  const docs = await fillAllDocs(root, defaultResolvers(root, transcript, verdicts), { write: true });
   for (const c of changes) print(`${c.change} ${c.path}`);
   for (const doc of docs) print(`filled ${doc.path}`);
   if (changes.length === 0 && docs.length === 0) print('snapshots and docs are up to date');

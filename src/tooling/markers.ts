@@ -262,6 +262,31 @@ export function blockText(m: MarkedFile, name: string, n: number): string {
   return text.join('\n').replace(/\s+$/, '');
 }
 
+/**
+ * Where one block's code sits in renderChapter(m, n): the 0-based indices of its first
+ * and last line there (`end` < `start` when the block has no code in chapter n).
+ */
+export function blockSpan(m: MarkedFile, name: string, n: number): { start: number; end: number } {
+  const byName = blockMap(m);
+  const block = byName.get(name);
+  if (!block) throw new MarkerError(`${m.file}: no block named '${name}'`);
+  if (!allHold(ancestry(block, byName), byName, n)) {
+    throw new MarkerError(`${m.file}:${block.openLine}: block '${name}' is not part of chapter ${n}`);
+  }
+  let index = 0;
+  let start = -1;
+  let end = -2;
+  for (const line of m.lines) {
+    if (line.kind !== 'code' || !allHold(line.enclosing, byName, n)) continue;
+    if (line.enclosing.includes(name)) {
+      if (start === -1) start = index;
+      end = index;
+    }
+    index++;
+  }
+  return start === -1 ? { start: 0, end: -1 } : { start, end };
+}
+
 function dedent(lines: string[]): string[] {
   const indents = lines.filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
   const cut = indents.length === 0 ? 0 : Math.min(...indents);

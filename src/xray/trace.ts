@@ -19,4 +19,10 @@ export interface XrayTrace {
   /** The workspace and home folders the run used (so analysis can strip them from text). */
   cwd: string;
   home: string;
+  /** The case's environment variables (the caps, CLAUDE_CODE_FORK_SUBAGENT): the wire cannot say. */
+  env?: Record<string, string>;
+  /** The workspace and home files the run set up (relative path → content), so the analysis
+   *  can tell whether a CLAUDE.md or which of two same-name skills reached the model. */
+  files?: Record<string, string>;
+  homeFiles?: Record<string, string>;
 }

@@ -17,7 +17,11 @@ export interface Tool {
   run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
 }
 
-/** Resolve a path the model gave against the workspace. */
+/**
+ * Resolve a path the model gave against the workspace. That is all it does: "../x" and
+ * "/etc/hostname" resolve too, and nothing refuses them yet. Chapter 6's permission gate
+ * is the first check that a path stays in the workspace.
+ */
 function inWorkspace(config: LoopConfig, p: unknown): string {
   if (typeof p !== 'string' || p === '') throw new Error('path must be a non-empty string');
   return path.resolve(config.cwd, p);

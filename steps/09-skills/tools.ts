@@ -19,7 +19,11 @@ export interface Tool {
   run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
 }
 
-/** Resolve a path the model gave against the workspace. */
+/**
+ * Resolve a path the model gave against the workspace. It does not check: the permission
+ * gate (permissions.ts) has already refused a path that leads outside, by its text or
+ * through a symbolic link, before any tool runs.
+ */
 function inWorkspace(config: LoopConfig, p: unknown): string {
   if (typeof p !== 'string' || p === '') throw new Error('path must be a non-empty string');
   return path.resolve(config.cwd, p);

@@ -16,9 +16,12 @@
 // gate (chapter 6) does not ask about them. It does not restrict anything: every other
 // tool is still offered, and still asks as usual. Many write-ups say the opposite.
 //
-// Skills are read once, at session start, from the project (.claude/skills/) and the user's
-// home (~/.claude/skills/); a project skill wins over a user skill of the same name. A broken
-// file is reported in one line and skipped; it never ends the session.
+// Skills are read once, at session start, from the user's home (~/.claude/skills/) and the
+// project (.claude/skills/); the user's personal skill wins over a project skill of the same
+// name, as in Claude Code (measured on 2.1.328; its skills docs, code.claude.com/docs/en/skills,
+// give the order enterprise > personal > project > plugin). Agent files go the other way
+// (chapter 14: the project's agent wins). A broken file is reported in one line and skipped;
+// it never ends the session.
 //
 // Not here: `context: fork` and `agent:` (parsed and kept; chapter 14 runs such a skill
 // as an isolated sub-agent), and the Skill tool with which Claude Code's model starts a
@@ -118,13 +121,15 @@ export function parseSkill(source: string, folder: string, shown: string): Skill
 }
 
 /**
- * Every skill of the project and of the user, by name; project first, so it wins.
- * A file that cannot be read or parsed is reported on the terminal and skipped.
+ * Every skill of the user and of the project, by name; the user's personal folder first, so
+ * its skill wins over the project's of the same name (Claude Code 2.1.328, measured: the
+ * personal one is what reaches the model). A file that cannot be read or parsed is reported
+ * on the terminal and skipped.
  */
 export async function loadSkills(host: AgentHost): Promise<Skill[]> {
   const places = [
-    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills' },
     { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills' },
+    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills' },
   ];
   const skills: Skill[] = [];
   for (const { dir, shown } of places) {
@@ -144,7 +149,7 @@ export async function loadSkills(host: AgentHost): Promise<Skill[]> {
       }
       try {
         const skill = parseSkill(source, folder, file);
-        if (!skills.some((s) => s.name === skill.name)) skills.push(skill);   // project first: it wins
+        if (!skills.some((s) => s.name === skill.name)) skills.push(skill);   // personal first: it wins
       } catch (err) {
         // One broken file costs one skill, not the session.
         host.terminal.write(`✖ skill ${file} skipped: ${(err as Error).message}\n`);

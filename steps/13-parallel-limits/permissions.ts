@@ -6,7 +6,8 @@
 // is told why, in an is_error tool_result, and can try something else.
 //
 // Two refusals come before any mode: a path outside the workspace, and a shell command
-// on the deny-list below. Not even bypassPermissions lets those through.
+// on the deny-list below. Not even bypassPermissions lets those through. "Outside" is
+// judged by where a path really leads on disk, symbolic links followed, not by its text.
 //
 // Who answers a question is injected (host.ask): a terminal in the CLI, scripted
 // answers in a scenario. Not here: allow/deny rules from settings files, and plan
@@ -14,6 +15,7 @@
 // A running skill's allowed-tools (skills.ts) are pre-approved here: a yes given in advance.
 
 import path from 'node:path';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import type { AgentHost } from './main.ts';
 import type { LoopConfig } from './agent.ts';
 import { parseFlags } from './cli.ts';
@@ -75,7 +77,7 @@ export type Decision = { allow: true } | { allow: false; reason: string };
 /** Decide, asking a person if the mode says so. Never throws; the caller turns a refusal into a result. */
 export async function decide(tool: string, input: Record<string, unknown>, config: LoopConfig): Promise<Decision> {
   const kind = KINDS[tool] ?? 'shell';
-  const outside = outsideWorkspace(input, config.cwd);
+  const outside = await outsideWorkspace(input, config.cwd);
   if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
   if (kind === 'shell' && typeof input.command === 'string') {
     const hit = DANGEROUS_COMMANDS.find((d) => d.pattern.test(input.command as string));
@@ -93,13 +95,56 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
 }
 
-/** The first path argument that resolves outside the workspace, as the model wrote it. */
-function outsideWorkspace(input: Record<string, unknown>, cwd: string): string | undefined {
+/**
+ * The path argument, as the model wrote it, when it leads outside the workspace.
+ *
+ * The text alone is not enough. "src/../../etc" and "/etc" are outside by their text, but
+ * "notes/key" is inside by its text and may still be a symbolic link to ~/.ssh/id_rsa (a
+ * shell command made it: `ln -s ~/.ssh/id_rsa notes/key`), and a file tool follows links.
+ * So both sides are compared as the file system resolves them: the workspace's real path
+ * (it may sit below a link itself: /tmp is one on macOS) and the real path of what the
+ * call would touch.
+ */
+async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
   const p = input.path;
   if (typeof p !== 'string') return undefined;
-  // Resolve first: "src/../../etc" and "/etc" are both outside, "./a/../b" is not.
-  const rel = path.relative(cwd, path.resolve(cwd, p));
-  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) ? p : undefined;
+  // path.resolve first: the tools open exactly this string ("./a/../b" is "b"), so this is what to follow.
+  const opened = path.resolve(cwd, p);
+  if (leaves(cwd, opened)) return p;
+  const [root, target] = await Promise.all([realpath(cwd), whereItLeads(opened)]);
+  if (target === undefined) return `${p} (a chain of symbolic links that does not resolve)`;
+  return leaves(root, target) ? `${p} (through a symbolic link)` : undefined;
+}
+
+/** True when `target` is not `root` or below it. */
+function leaves(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+}
+
+/**
+ * Where a call on `p` really lands: its real path when it exists; for a file that does not
+ * exist yet, the real path of its folder plus its name (that is where write_file would
+ * create it); for a link that points at nothing yet, where the link points, since writing
+ * through it creates its target. undefined: too many links, or a link that cannot be read.
+ */
+async function whereItLeads(p: string, hops = 0): Promise<string | undefined> {
+  if (hops > 40) return undefined;   // the kernel gives up on a loop of links too (ELOOP)
+  try {
+    return await realpath(p);
+  } catch {
+    // Does not resolve: it does not exist, or it is (or passes through) a dangling link.
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return p;
+  const folder = await whereItLeads(parent, hops);
+  if (folder === undefined) return undefined;
+  const here = path.join(folder, path.basename(p));
+  const isLink = await lstat(here).then((s) => s.isSymbolicLink(), () => false);
+  if (!isLink) return here;   // nothing there yet: this is where it would be created
+  // Joined as text, not resolved: the kernel reads "a/../b" in a link's target through a.
+  const to = await readlink(here).catch(() => undefined);
+  return to === undefined ? undefined : whereItLeads(path.isAbsolute(to) ? to : `${folder}${path.sep}${to}`, hops + 1);
 }
 
 function summarise(tool: string, input: Record<string, unknown>): string {

@@ -41,7 +41,7 @@ export interface AgentType {
   projectContext: boolean;
   // What an agent file (agents.ts) may add:
   disallowedTools?: string[];        // taken away after `tools`, whatever granted them
-  permissionMode?: PermissionMode;   // its own mode at the permission gate
+  permissionMode?: PermissionMode;   // its mode at the gate, never more than its parent's (withMode)
   skills?: string[];                 // skills whose full text it starts with
   maxTurns?: number;                 // model calls before it must stop (default 20)
   source?: string;                   // the file that defined it
@@ -160,7 +160,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },
-    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; an agent file may set its mode
+    permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; a file may narrow the mode, never lift it
     compactAt: parent.compactAt,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),

@@ -1,0 +1,729 @@
+// The x-ray's analysis: pure functions from wire traces (the mock's event log of a run)
+// to facts, the things the chapters teach about sub-agents, each reduced to a derived
+// value: a tool name, a short constant string, a count, a yes or no. The same code reads
+// a real Claude Code's traces and the series' own runs, so the two columns of the fact
+// table are measured the same way.
+//
+// Roles come from the wire, never from a scenario's text: a conversation is a track; a
+// child is a conversation whose first request carries a parent's agent tool_use (a fork:
+// it inherited the history) or that call's prompt (a fresh sub-agent). Tool and agent-type
+// names go through one small mapping (Claude Code's Agent/Read/Bash… to the series'
+// agent/read_file/run_shell…).
+//
+// This file runs nothing and prints nothing (facts.ts does); it never returns Claude
+// Code's prompt or tool-description text, only what is derived from it.
+
+import type { RequestEvent, ResponseEvent } from '../mock/types.ts';
+import type { XrayTrace } from './trace.ts';
+
+type Json = Record<string, unknown>;
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** One fact as one source showed it. `value` is what the table compares. */
+export interface Fact {
+  id: string;
+  value: string;
+  /** Derived specifics that are not compared (counts, raw tool names). */
+  detail?: string;
+  /** Which run showed it: the trace's version ("2.1.328", "chapter 12") and x-ray case. */
+  version?: string;
+  case?: string;
+}
+
+/** What a fact is about, in the order of the table. The chapter is the one that teaches it. */
+export const FACT_TITLES: readonly { id: string; title: string; chapter: number }[] = [
+  { id: 'fork.trigger', title: 'how a fork is triggered', chapter: 12 },
+  { id: 'fork.omitted-type', title: 'a call with no subagent_type, forks on (CLAUDE_CODE_FORK_SUBAGENT=1)', chapter: 12 },
+  { id: 'fork.system', title: "fork child's system prompt vs the parent's", chapter: 12 },
+  { id: 'fork.tools', title: "fork child's tools vs the parent's", chapter: 12 },
+  { id: 'fork.layout', title: "fork child's messages after the parent's history", chapter: 12 },
+  { id: 'fork.placeholder', title: "placeholder result of the child's own call", chapter: 12 },
+  { id: 'fork.boilerplate', title: 'boilerplate tag and directive prefix', chapter: 12 },
+  { id: 'fork.breakpoints', title: "cache breakpoints of a fork child's first request", chapter: 12 },
+  { id: 'fork.refusal', title: 'a fork child tries to fork', chapter: 12 },
+  { id: 'fork.named-child', title: 'a fork child starts a named sub-agent', chapter: 12 },
+  { id: 'report.delivery', title: "how a sub-agent's report reaches the main agent", chapter: 11 },
+  { id: 'report.notice', title: 'what the agent call returns at once', chapter: 11 },
+  { id: 'report.notification', title: 'where a later report arrives', chapter: 11 },
+  { id: 'report.framing', title: 'how a report returned inline is framed', chapter: 13 },
+  { id: 'explore.tools', title: "Explore's tools", chapter: 11 },
+  { id: 'explore.context', title: "Explore's start context", chapter: 11 },
+  { id: 'general.tools', title: "general-purpose's tools", chapter: 11 },
+  { id: 'general.context', title: "general-purpose's start context", chapter: 11 },
+  { id: 'limits.concurrency', title: 'a second call at a concurrency cap of 1', chapter: 13 },
+  { id: 'limits.depth', title: 'how a spawn depth cap of 1 shows', chapter: 13 },
+  { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
+];
+
+export const NOT_MEASURED = 'not measured';
+
+// ---------------------------------------------------------------------------
+// Names: Claude Code's spelling to the series'. Anything not listed keeps its name.
+
+const TOOL_NAMES: Record<string, string> = {
+  Agent: 'agent', Task: 'agent', Read: 'read_file', Write: 'write_file', Edit: 'edit_file',
+  Bash: 'run_shell', Grep: 'grep_search', Glob: 'list_files', LS: 'list_files', Skill: 'skill',
+  ExitPlanMode: 'exit_plan_mode',
+};
+
+export function toolName(name: string): string {
+  return TOOL_NAMES[name] ?? name;
+}
+
+/** Agent types: Explore → explore, general-purpose → general; absent stays undefined. */
+export function agentType(input: Json): string | undefined {
+  const t = input.subagent_type;
+  if (typeof t !== 'string' || t === '') return undefined;
+  const lower = t.toLowerCase();
+  return lower === 'general-purpose' ? 'general' : lower;
+}
+
+// ---------------------------------------------------------------------------
+// The wire, read into conversations.
+
+interface Block extends Json { type: string }
+
+interface Message { role: string; blocks: Block[] }
+
+interface Exchange {
+  req: RequestEvent;
+  messages: Message[];
+  res?: ResponseEvent;
+}
+
+/** An agent tool_use some conversation's response made. */
+interface Spawn {
+  id: string;
+  input: Json;
+  conv: Conversation;
+  /** Index into conv.exchanges of the exchange whose response made the call. */
+  at: number;
+  /** How many tool_use blocks (any tool) and text blocks that response held. */
+  siblings: number;
+  texts: number;
+}
+
+interface Conversation {
+  track: string;
+  exchanges: Exchange[];
+  parent?: Spawn;
+  kind: 'root' | 'fork' | 'fresh' | 'orphan';
+  trace: XrayTrace;
+}
+
+function blocksOf(content: unknown): Block[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  return content.filter((b): b is Block => isObj(b) && typeof b.type === 'string');
+}
+
+function messagesOf(body: Json): Message[] {
+  const list = Array.isArray(body.messages) ? body.messages : [];
+  return list.filter(isObj).map((m) => ({ role: String(m.role), blocks: blocksOf(m.content) }));
+}
+
+/** The text of a block: a text block's text, a tool_result's text content. */
+export function blockText(b: Block): string {
+  if (b.type === 'text') return typeof b.text === 'string' ? b.text : '';
+  if (b.type === 'tool_result') return blocksOf(b.content).map((c) => (c.type === 'text' && typeof c.text === 'string' ? c.text : '')).join('\n');
+  return '';
+}
+
+function userTexts(messages: Message[]): string[] {
+  return messages.filter((m) => m.role === 'user').flatMap((m) => m.blocks.filter((b) => b.type === 'text').map(blockText));
+}
+
+function systemBlocks(body: Json): Block[] {
+  return blocksOf(body.system);
+}
+
+/** Everything a request put in front of the model, as text: system, every message's text and results. */
+function allText(ex: Exchange): string {
+  const sys = systemBlocks(ex.req.body).map(blockText);
+  const msgs = ex.messages.flatMap((m) => m.blocks.map(blockText));
+  return [...sys, ...msgs].join('\n');
+}
+
+function responseText(res: ResponseEvent | undefined): string {
+  return (res?.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+function toolNames(body: Json): string[] {
+  return (Array.isArray(body.tools) ? body.tools : []).map((t) => (isObj(t) ? String(t.name) : ''));
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Equal once cache_control markers are ignored: a breakpoint moves, the bytes it marks do not. */
+function sameContent(a: unknown, b: unknown): boolean {
+  const strip = (_key: string, v: unknown) => (isObj(v) && 'cache_control' in v ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'cache_control')) : v);
+  return JSON.stringify(a, strip) === JSON.stringify(b, strip);
+}
+
+/** Every conversation of one trace, with who started whom. */
+function conversations(trace: XrayTrace): { convs: Conversation[]; spawns: Spawn[] } {
+  const responses = new Map<number, ResponseEvent>();
+  for (const e of trace.events) if (e.type === 'response') responses.set(e.seq, e);
+  const byTrack = new Map<string, Conversation>();
+  for (const e of trace.events) {
+    if (e.type !== 'request' || e.path !== '/v1/messages' || e.track === null) continue;
+    let conv = byTrack.get(e.track);
+    if (!conv) byTrack.set(e.track, (conv = { track: e.track, exchanges: [], kind: 'orphan', trace }));
+    conv.exchanges.push({ req: e, messages: messagesOf(e.body), res: responses.get(e.seq) });
+  }
+  const convs = [...byTrack.values()].sort((a, b) => a.exchanges[0]!.req.seq - b.exchanges[0]!.req.seq);
+  const spawns: Spawn[] = [];
+  for (const conv of convs) {
+    conv.exchanges.forEach((ex, at) => {
+      const content = ex.res?.content ?? [];
+      const siblings = content.filter((b) => b.type === 'tool_use').length;
+      const texts = content.filter((b) => b.type === 'text').length;
+      for (const b of content) {
+        if (b.type === 'tool_use' && toolName(b.name) === 'agent') spawns.push({ id: b.id, input: b.input, conv, at, siblings, texts });
+      }
+    });
+  }
+  for (const conv of convs) {
+    const first = conv.exchanges[0]!;
+    // A refused call started nothing, though its id lives on in its own conversation's
+    // history (and in a compaction of it): it is nobody's parent.
+    const earlier = spawns.filter((s) => s.conv !== conv && (s.conv.exchanges[s.at]!.res?.seq ?? Infinity) < first.req.seq && resultOf(s)?.isError !== true);
+    const texts = userTexts(first.messages);
+    const hasPrompt = (s: Spawn) => typeof s.input.prompt === 'string' && s.input.prompt !== '' && texts.some((t) => t.includes(s.input.prompt as string));
+    // A fork child inherited the history: the parent's call is in it. Of several (a fork of
+    // a fork carries both), the calls furthest down the history are its parent's turn; of
+    // the calls of that turn, its own is the one whose prompt it was given.
+    let deepest: Spawn[] = [];
+    for (const m of first.messages) {
+      if (m.role !== 'assistant') continue;
+      const here = m.blocks.flatMap((b) => (b.type === 'tool_use' ? earlier.filter((x) => x.id === b.id) : []));
+      if (here.length > 0) deepest = here;
+    }
+    if (deepest.length > 0) {
+      conv.parent = deepest.find(hasPrompt) ?? deepest[0];
+      conv.kind = 'fork';
+      continue;
+    }
+    // A fresh sub-agent starts from the call's prompt, in a user text block.
+    const fresh = earlier.filter(hasPrompt);
+    if (fresh.length > 0) {
+      conv.parent = fresh[fresh.length - 1];
+      conv.kind = 'fresh';
+    }
+  }
+  const root = convs.find((c) => c.kind === 'orphan');
+  if (root) root.kind = 'root';
+  return { convs, spawns };
+}
+
+/** The tool_result the calling conversation got back for a call, if it sent one. */
+function resultOf(spawn: Spawn): { text: string; isError: boolean } | undefined {
+  for (const ex of spawn.conv.exchanges.slice(spawn.at + 1)) {
+    for (const m of ex.messages) {
+      for (const b of m.blocks) {
+        if (b.type === 'tool_result' && b.tool_use_id === spawn.id) return { text: blockText(b), isError: b.is_error === true };
+      }
+    }
+  }
+  return undefined;
+}
+
+function childrenOf(spawn: Spawn, convs: Conversation[]): Conversation[] {
+  return convs.filter((c) => c.parent === spawn);
+}
+
+/** The conversation's report: the text of its last answer. */
+function reportOf(conv: Conversation): string {
+  for (let i = conv.exchanges.length - 1; i >= 0; i--) {
+    const text = responseText(conv.exchanges[i]!.res).trim();
+    if (text !== '') return text;
+  }
+  return '';
+}
+
+function depthOf(conv: Conversation): number {
+  let d = 0;
+  for (let c: Conversation | undefined = conv; c?.parent; c = c.parent.conv) d++;
+  return d;
+}
+
+// ---------------------------------------------------------------------------
+// Small derivations.
+
+/** "Error: x" and "<tool_use_error>x</tool_use_error>" are wrappers; the message is x. */
+export function errorMessage(text: string): string {
+  return text.trim().replace(/^<tool_use_error>([\s\S]*)<\/tool_use_error>$/, '$1').replace(/^Error:\s*/, '').trim();
+}
+
+function firstSentence(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  const m = /^(.*?[.!?])(\s|$)/.exec(one);
+  const s = m ? m[1]! : one;
+  return s.length > 120 ? `${s.slice(0, 117)}…` : s;
+}
+
+/** The words before the first stop or colon: "Concurrent subagent limit reached". */
+function headline(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return /^(.*?)[.:!?](\s|$)/.exec(one)?.[1] ?? firstSentence(one);
+}
+
+/** "a, a, b" → "a×2, b" */
+function runs(items: string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < items.length;) {
+    let j = i;
+    while (j < items.length && items[j] === items[i]) j++;
+    out.push(j - i > 1 ? `${items[i]}×${j - i}` : items[i]!);
+    i = j;
+  }
+  return out.join(', ');
+}
+
+function yesNo(b: boolean): string {
+  return b ? 'yes' : 'no';
+}
+
+function fact(id: string, value: string, from?: XrayTrace, detail?: string): Fact {
+  const f: Fact = { id, value };
+  if (detail !== undefined) f.detail = detail;
+  if (from) {
+    f.version = from.version;
+    f.case = from.case;
+  }
+  return f;
+}
+
+// ---------------------------------------------------------------------------
+// The facts.
+
+interface Analysed {
+  trace: XrayTrace;
+  convs: Conversation[];
+  spawns: Spawn[];
+}
+
+/** A fork child and where its own part starts. */
+interface ForkChild {
+  a: Analysed;
+  conv: Conversation;
+  spawn: Spawn;
+  first: Exchange;
+  /** The request whose answer made the call. */
+  parentEx: Exchange;
+  /** Index of the assistant message holding the child's own tool_use. */
+  at: number;
+}
+
+function forkChildren(all: Analysed[]): ForkChild[] {
+  const out: ForkChild[] = [];
+  for (const a of all) {
+    for (const conv of a.convs) {
+      if (conv.kind !== 'fork' || !conv.parent) continue;
+      const first = conv.exchanges[0]!;
+      const spawn = conv.parent;
+      const at = first.messages.findIndex((m) => m.role === 'assistant' && m.blocks.some((b) => b.type === 'tool_use' && b.id === spawn.id));
+      out.push({ a, conv, spawn, first, parentEx: spawn.conv.exchanges[spawn.at]!, at });
+    }
+  }
+  return out;
+}
+
+/** The fork child that shows the layout best: one of a turn with several calls, from the `fork` case if there is one. */
+function bestFork(all: Analysed[]): ForkChild | undefined {
+  const forks = forkChildren(all).filter((f) => f.spawn.conv.kind === 'root');
+  const score = (f: ForkChild) => (f.a.trace.case === 'fork' ? 2 : 0) + (f.spawn.siblings > 1 ? 1 : 0);
+  return [...forks].sort((x, y) => score(y) - score(x))[0];
+}
+
+/** Block roles in the child's own part: its call, its placeholder, the directive. */
+function roleOf(b: Block, f: ForkChild): string {
+  const prompt = typeof f.spawn.input.prompt === 'string' ? f.spawn.input.prompt : undefined;
+  if (b.type === 'tool_use') return b.id === f.spawn.id ? 'own tool_use' : 'sibling tool_use';
+  if (b.type === 'tool_result') return b.tool_use_id === f.spawn.id ? 'own placeholder' : 'sibling placeholder';
+  if (b.type === 'text') return prompt !== undefined && blockText(b).includes(prompt) ? 'directive' : 'text';
+  return b.type;
+}
+
+function forkTrigger(all: Analysed[]): Fact {
+  const forks = forkChildren(all);
+  const f = forks.find((x) => x.a.trace.case === 'fork') ?? forks[0];
+  if (!f) return fact('fork.trigger', NOT_MEASURED);
+  const type = f.spawn.input.subagent_type;
+  return fact('fork.trigger', typeof type === 'string' ? `subagent_type: "${type}"` : 'no subagent_type', f.a.trace);
+}
+
+function omittedType(all: Analysed[]): Fact {
+  for (const a of all) {
+    if (a.trace.env?.CLAUDE_CODE_FORK_SUBAGENT !== '1') continue;
+    for (const s of a.spawns) {
+      if (s.input.subagent_type !== undefined || s.conv.kind !== 'root') continue;
+      const child = childrenOf(s, a.convs)[0];
+      if (child) return fact('fork.omitted-type', child.kind === 'fork' ? 'starts a fork' : 'starts a fresh sub-agent', a.trace);
+      const r = resultOf(s);
+      if (r?.isError) return fact('fork.omitted-type', `refused: "${firstSentence(errorMessage(r.text))}"`, a.trace);
+    }
+  }
+  return fact('fork.omitted-type', NOT_MEASURED);
+}
+
+function forkSystem(f: ForkChild | undefined): Fact {
+  if (!f) return fact('fork.system', NOT_MEASURED);
+  const parent = systemBlocks(f.parentEx.req.body);
+  const child = systemBlocks(f.first.req.body);
+  const cached = parent.map((b, i) => ({ b, i })).filter(({ b }) => b.cache_control !== undefined);
+  const differ = parent.filter((b, i) => !same(b, child[i])).length + Math.max(0, child.length - parent.length);
+  const cachedSame = cached.length > 0 && cached.every(({ b, i }) => same(b, child[i]));
+  const value = differ === 0 ? 'byte-identical'
+    : cachedSame && child.length === parent.length ? 'cached blocks byte-identical, an uncached block differs'
+    : 'differs';
+  return fact('fork.system', value, f.a.trace, `${parent.length} block${parent.length === 1 ? '' : 's'}, ${cached.length} cached, ${differ} differ`);
+}
+
+function forkTools(f: ForkChild | undefined): Fact {
+  if (!f) return fact('fork.tools', NOT_MEASURED);
+  const parent = f.parentEx.req.body.tools;
+  const child = f.first.req.body.tools;
+  const kept = toolNames(f.first.req.body).some((n) => toolName(n) === 'agent');
+  const sameNames = same(toolNames(f.parentEx.req.body), toolNames(f.first.req.body));
+  const how = same(parent, child) ? 'byte-identical' : sameNames ? 'same names, bytes differ' : 'a different set';
+  return fact('fork.tools', `${how}, agent tool ${kept ? 'kept' : 'removed'}`, f.a.trace, `${toolNames(f.first.req.body).length} tools`);
+}
+
+function forkLayout(f: ForkChild | undefined): Fact {
+  if (!f || f.at < 0) return fact('fork.layout', NOT_MEASURED);
+  const history = sameContent(f.first.messages.slice(0, f.at), f.parentEx.messages);
+  const assistant = f.first.messages[f.at]!.blocks;
+  const calls = assistant.filter((b) => b.type === 'tool_use').length;
+  const texts = assistant.filter((b) => b.type === 'text').length;
+  const whole = calls === f.spawn.siblings && texts === f.spawn.texts;
+  const which = calls === f.spawn.siblings ? 'every tool_use' : calls === 1 ? 'its own tool_use only' : `${calls} of ${f.spawn.siblings} tool_uses`;
+  const asst = whole ? `the whole turn (${f.spawn.texts > 0 ? 'text + ' : ''}every tool_use)`
+    : `${which}${f.spawn.texts > texts ? ', text dropped' : ''}`;
+  const after = f.first.messages.slice(f.at + 1);
+  const roles = after.map((m) => m.blocks.map((b) => roleOf(b, f)));
+  const results = roles.flat().filter((r) => r.endsWith('placeholder'));
+  const own = results.includes('own placeholder');
+  const placeholders = results.length === calls && own ? (calls === 1 ? 'its own placeholder' : 'a placeholder for every call')
+    : results.length === 1 && own ? 'its own placeholder only'
+    : `${results.length} placeholder${results.length === 1 ? '' : 's'} for ${calls} call${calls === 1 ? '' : 's'}${own ? '' : ', none for its own'}`;
+  const userPart = roles.length === 1 ? `${placeholders}, then the directive` : `${placeholders}, over ${roles.length} messages`;
+  const directiveLast = roles.length > 0 && roles[roles.length - 1]!.at(-1) === 'directive';
+  return fact('fork.layout', `history ${history ? 'as sent' : 'changed'} · assistant: ${asst} · user: ${userPart}${directiveLast ? '' : ' (directive not last)'}`,
+    f.a.trace, after.map((m, i) => `${m.role}[${runs(roles[i]!)}]`).join(' · '));
+}
+
+function ownPlaceholder(f: ForkChild): Block | undefined {
+  for (const m of f.first.messages.slice(f.at + 1)) for (const b of m.blocks) if (b.type === 'tool_result' && b.tool_use_id === f.spawn.id) return b;
+  return undefined;
+}
+
+function forkPlaceholder(f: ForkChild | undefined): Fact {
+  const b = f && f.at >= 0 ? ownPlaceholder(f) : undefined;
+  if (!f || !b) return fact('fork.placeholder', NOT_MEASURED);
+  return fact('fork.placeholder', `"${blockText(b).trim()}"`, f.a.trace);
+}
+
+function directiveBlock(f: ForkChild): string | undefined {
+  for (const m of f.first.messages.slice(f.at + 1)) for (const b of m.blocks) if (roleOf(b, f) === 'directive') return blockText(b);
+  return undefined;
+}
+
+function forkBoilerplate(f: ForkChild | undefined): Fact {
+  const text = f && f.at >= 0 ? directiveBlock(f) : undefined;
+  if (!f || text === undefined) return fact('fork.boilerplate', NOT_MEASURED);
+  const tag = /^\s*<([A-Za-z][\w-]*)>/.exec(text)?.[1];
+  const prompt = f.spawn.input.prompt as string;
+  const before = text.slice(0, text.lastIndexOf(prompt));
+  const prefix = before.slice(before.lastIndexOf('\n') + 1);
+  return fact('fork.boilerplate', `${tag ? `<${tag}>` : 'no tag'} · directive prefix "${prefix}"`, f.a.trace);
+}
+
+function forkBreakpoints(f: ForkChild | undefined): Fact {
+  if (!f || f.at < 0) return fact('fork.breakpoints', NOT_MEASURED);
+  const body = f.first.req.body;
+  const nTools = toolNames(body).length;
+  const nSystem = systemBlocks(body).length;
+  const where = f.first.req.breakpoints.map((bp) => {
+    let m = /^tools\[(\d+)\]$/.exec(bp.where);
+    if (m) return Number(m[1]) === nTools - 1 ? 'last tool' : `tool ${Number(m[1]) + 1} of ${nTools}`;
+    m = /^system\[(\d+)\]$/.exec(bp.where);
+    if (m) return `system block ${Number(m[1]) + 1} of ${nSystem}`;
+    m = /^messages\[(\d+)\]\.content\[(\d+)\]$/.exec(bp.where);
+    if (m) {
+      const mi = Number(m[1]);
+      if (mi <= f.at) return 'history';
+      const msg = f.first.messages[mi];
+      const b = msg?.blocks[Number(m[2])];
+      if (!b) return bp.where;
+      const role = roleOf(b, f);
+      const results = msg.blocks.filter((x) => x.type === 'tool_result');
+      return role.endsWith('placeholder') && results.at(-1) === b ? 'last placeholder' : role;
+    }
+    return bp.where;
+  });
+  return fact('fork.breakpoints', where.length === 0 ? 'none' : runs(where), f.a.trace);
+}
+
+/** A call that asks for a fork the way this source forks: no type, or "fork". */
+function isForkCall(s: Spawn): boolean {
+  const t = agentType(s.input);
+  return t === undefined || t === 'fork';
+}
+
+function forkRefusal(all: Analysed[]): Fact {
+  for (const a of all) {
+    for (const s of a.spawns) {
+      if (s.conv.kind !== 'fork' || !isForkCall(s)) continue;
+      const child = childrenOf(s, a.convs)[0];
+      if (child) return fact('fork.refusal', `not refused: a ${child.kind === 'fork' ? 'fork' : 'sub-agent'} started`, a.trace);
+      const r = resultOf(s);
+      if (r) return fact('fork.refusal', `is_error: ${r.isError} · "${errorMessage(r.text)}"`, a.trace);
+    }
+  }
+  return fact('fork.refusal', NOT_MEASURED);
+}
+
+function namedFromFork(all: Analysed[]): Fact {
+  for (const a of all) {
+    for (const s of a.spawns) {
+      if (s.conv.kind !== 'fork' || isForkCall(s)) continue;
+      const child = childrenOf(s, a.convs)[0];
+      if (child) return fact('fork.named-child', `yes: the ${agentType(s.input)} sub-agent ran`, a.trace);
+      const r = resultOf(s);
+      if (r) return fact('fork.named-child', `no: ${r.isError ? 'is_error ' : ''}"${firstSentence(errorMessage(r.text))}"`, a.trace);
+    }
+  }
+  return fact('fork.named-child', NOT_MEASURED);
+}
+
+/** One finished child of the main conversation and how its report came back. */
+interface Delivery {
+  a: Analysed;
+  spawn: Spawn;
+  report: string;
+  result?: { text: string; isError: boolean };
+  /** The later user text block of the caller that carries the report, when not inline. */
+  later?: string;
+}
+
+function deliveries(all: Analysed[], from: (s: Spawn) => boolean): Delivery[] {
+  const out: Delivery[] = [];
+  for (const a of all) {
+    for (const s of a.spawns) {
+      if (!from(s)) continue;
+      const child = childrenOf(s, a.convs)[0];
+      if (!child) continue;
+      const report = reportOf(child);
+      if (report === '') continue;
+      const result = resultOf(s);
+      let later: string | undefined;
+      if (!result?.text.includes(report)) {
+        for (const ex of s.conv.exchanges.slice(s.at + 1)) {
+          later = userTexts(ex.messages).find((t) => t.includes(report));
+          if (later !== undefined) break;
+        }
+      }
+      out.push({ a, spawn: s, report, result, later });
+    }
+  }
+  return out;
+}
+
+function deliveryMode(d: Delivery): string {
+  if (d.result?.text.includes(d.report)) return 'inline: the agent call\'s tool_result';
+  if (d.later !== undefined) return 'a launch notice as the tool_result, the report later in a user-side text block';
+  return d.result ? 'a tool_result without the report; the report never reached the caller' : 'never reached the caller';
+}
+
+function fromRoot(s: Spawn): boolean {
+  return s.conv.kind === 'root';
+}
+
+function reportDelivery(all: Analysed[]): Fact {
+  const ds = deliveries(all, fromRoot);
+  const d = ds.find((x) => x.a.trace.case === 'delegate') ?? ds[0];
+  if (!d) return fact('report.delivery', NOT_MEASURED);
+  return fact('report.delivery', deliveryMode(d), d.a.trace);
+}
+
+function reportNotice(all: Analysed[]): Fact {
+  const ds = deliveries(all, fromRoot);
+  const d = ds.find((x) => x.a.trace.case === 'delegate') ?? ds[0];
+  if (!d || !d.result) return fact('report.notice', NOT_MEASURED);
+  if (d.result.text.includes(d.report)) return fact('report.notice', 'nothing: the call waits for the report', d.a.trace);
+  const id = /\bagent ?id:\s*(\S+)/i.test(d.result.text);
+  return fact('report.notice', `"${firstSentence(d.result.text)}" · names an agent id: ${yesNo(id)}`, d.a.trace);
+}
+
+/** The tags open at a position of a text, outermost first: "<a> > <b>". */
+function openTags(text: string, at: number): string[] {
+  const stack: string[] = [];
+  for (const m of text.slice(0, at).matchAll(/<(\/?)([A-Za-z][\w-]*)>/g)) {
+    if (m[1] === '/') {
+      const i = stack.lastIndexOf(m[2]!);
+      if (i >= 0) stack.splice(i);
+    } else stack.push(m[2]!);
+  }
+  return stack;
+}
+
+function reportNotification(all: Analysed[]): Fact {
+  const ds = deliveries(all, fromRoot);
+  const d = ds.find((x) => x.later !== undefined && x.a.trace.case === 'delegate') ?? ds.find((x) => x.later !== undefined);
+  if (!d || d.later === undefined) {
+    const inline = ds[0];
+    return inline ? fact('report.notification', 'none: the report is the tool_result', inline.a.trace) : fact('report.notification', NOT_MEASURED);
+  }
+  const tags = openTags(d.later, d.later.indexOf(d.report));
+  // The fields beside the report: the child tags of the innermost element that holds it.
+  const holder = tags.length >= 2 ? tags[tags.length - 2]! : undefined;
+  let fields: string[] = [];
+  if (holder !== undefined) {
+    const inner = new RegExp(`<${holder}>([\\s\\S]*?)</${holder}>`).exec(d.later)?.[1] ?? '';
+    fields = [...inner.matchAll(/<([A-Za-z][\w-]*)>[\s\S]*?<\/\1>/g)].map((m) => m[1]!);
+  }
+  return fact('report.notification', `a user text block: ${tags.map((t) => `<${t}>`).join(' > ') || 'untagged'}`, d.a.trace,
+    fields.length > 0 ? `fields: ${fields.join(', ')}` : undefined);
+}
+
+function reportFraming(all: Analysed[]): Fact {
+  // The latest source that returns a report inline: the series' later chapters frame it.
+  const ds = deliveries(all, () => true).filter((d) => d.result?.text.includes(d.report) || d.result?.text.includes(d.report.split('\n')[0]!.trim()));
+  const inline = ds.filter((d) => d.result !== undefined);
+  const d = inline[inline.length - 1];
+  if (!d || !d.result) return fact('report.framing', NOT_MEASURED);
+  const text = d.result.text;
+  const firstLine = d.report.split('\n')[0]!.trim();
+  const at = text.indexOf(firstLine);
+  const before = text.slice(0, at);
+  const lineStart = before.slice(before.lastIndexOf('\n') + 1);
+  const indented = /^[ \t]+$/.test(lineStart);
+  const opener = /^\s*(\[[^\]\n]{1,40}[\]·:]|<[A-Za-z][\w-]*>)/.exec(before)?.[1];
+  const framed = before.trim() !== '';
+  const value = !framed ? 'not framed: the report as the child wrote it'
+    : `framed: opens with "${opener ?? firstSentence(before)}" · report lines indented: ${yesNo(indented)}`;
+  return fact('report.framing', value, d.a.trace);
+}
+
+function namedChild(all: Analysed[], type: string): { a: Analysed; conv: Conversation } | undefined {
+  const found: { a: Analysed; conv: Conversation }[] = [];
+  for (const a of all) for (const c of a.convs) if (c.parent && c.kind === 'fresh' && agentType(c.parent.input) === type) found.push({ a, conv: c });
+  return found.find((x) => x.a.trace.case === 'delegate' && x.conv.parent?.conv.kind === 'root') ?? found[0];
+}
+
+const KEY_TOOLS = ['read_file', 'run_shell', 'edit_file', 'write_file', 'agent'];
+
+function toolsFact(id: string, all: Analysed[], type: string): Fact {
+  const c = namedChild(all, type);
+  if (!c) return fact(id, NOT_MEASURED);
+  const names = toolNames(c.conv.exchanges[0]!.req.body);
+  const have = new Set(names.map(toolName));
+  const yes = KEY_TOOLS.filter((t) => have.has(t));
+  const no = KEY_TOOLS.filter((t) => !have.has(t));
+  return fact(id, `${yes.join(', ') || 'none of the key tools'}${no.length > 0 ? `; no ${no.join(', ')}` : ''}`, c.a.trace, names.join(', '));
+}
+
+/** The content of a CLAUDE.md the run set up, if any: found in a request, it reached the model. */
+function claudeMdContents(trace: XrayTrace): string[] {
+  const out: string[] = [];
+  for (const [p, content] of Object.entries(trace.files ?? {})) if (/(^|\/)CLAUDE\.md$/.test(p) && content.trim() !== '') out.push(content.trim());
+  for (const [p, content] of Object.entries(trace.homeFiles ?? {})) if (p === '.claude/CLAUDE.md' && content.trim() !== '') out.push(content.trim());
+  return out;
+}
+
+function contextFact(id: string, all: Analysed[], type: string): Fact {
+  const c = namedChild(all, type);
+  if (!c) return fact(id, NOT_MEASURED);
+  const text = allText(c.conv.exchanges[0]!);
+  const mds = claudeMdContents(c.a.trace);
+  const md = mds.length === 0 ? 'not set up' : yesNo(mds.some((m) => text.includes(m)));
+  const git = yesNo(/current branch:/i.test(text));
+  return fact(id, `CLAUDE.md ${md} · git status ${git}`, c.a.trace);
+}
+
+function concurrency(all: Analysed[]): Fact {
+  for (const a of all) {
+    if (a.trace.env?.CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS !== '1') continue;
+    for (const s of a.spawns) {
+      const r = resultOf(s);
+      if (!r?.isError || childrenOf(s, a.convs).length > 0 || !/concurren/i.test(r.text)) continue;
+      const names = /CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS/.test(r.text);
+      return fact('limits.concurrency', `is_error · "${headline(errorMessage(r.text))}" · names the variable: ${yesNo(names)}`, a.trace);
+    }
+  }
+  return fact('limits.concurrency', NOT_MEASURED);
+}
+
+function depthLimit(all: Analysed[]): Fact {
+  for (const a of all) {
+    if (a.trace.env?.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH !== '1') continue;
+    // A sub-agent one level down, of a type that would otherwise delegate (not Explore/Plan).
+    const child = a.convs.find((c) => c.kind === 'fresh' && depthOf(c) === 1 && !['explore', 'plan'].includes(agentType(c.parent!.input) ?? ''));
+    if (!child) continue;
+    const offered = toolNames(child.exchanges[0]!.req.body).some((n) => toolName(n) === 'agent');
+    if (!offered) return fact('limits.depth', 'the agent tool is missing from the sub-agent\'s tools', a.trace);
+    const call = a.spawns.find((s) => s.conv === child);
+    const r = call ? resultOf(call) : undefined;
+    return fact('limits.depth', r?.isError ? `agent tool offered; a call is refused: "${firstSentence(errorMessage(r.text))}"` : 'agent tool offered', a.trace);
+  }
+  return fact('limits.depth', NOT_MEASURED);
+}
+
+/** A skill body's fixed parts (frontmatter and $ARGUMENTS-like placeholders taken out). */
+function skillFragments(file: string): string[] {
+  const body = file.replace(/^---\n[\s\S]*?\n---\n?/, '');
+  return body.split(/\$\{?[A-Za-z0-9_]+\}?/).map((s) => s.trim()).filter((s) => s.length >= 8);
+}
+
+function skillPrecedence(all: Analysed[]): Fact {
+  for (const a of all) {
+    const project = a.trace.files ?? {};
+    const home = a.trace.homeFiles ?? {};
+    for (const p of Object.keys(project)) {
+      const m = /^\.claude\/skills\/([^/]+)\/SKILL\.md$/.exec(p);
+      if (!m || home[p] === undefined) continue;
+      const text = a.convs.flatMap((c) => c.exchanges.map(allText)).join('\n');
+      const reached = (file: string) => { const parts = skillFragments(file); return parts.length > 0 && parts.every((s) => text.includes(s)); };
+      const proj = reached(project[p]!);
+      const pers = reached(home[p]!);
+      const value = proj && pers ? 'both reached the model' : pers ? 'the personal one (~/.claude/skills)' : proj ? "the project's (.claude/skills)" : 'neither reached the model';
+      return fact('skills.precedence', value, a.trace);
+    }
+  }
+  return fact('skills.precedence', NOT_MEASURED);
+}
+
+/** Every fact the traces of one source show; `not measured` where none of them shows it. */
+export function extractFacts(traces: XrayTrace[]): Fact[] {
+  const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
+  const f = bestFork(all);
+  const facts = [
+    forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
+    forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
+    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all),
+    toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
+    toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
+    concurrency(all), depthLimit(all), skillPrecedence(all),
+  ];
+  const order = FACT_TITLES.map((t) => t.id);
+  return facts.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
+}
+
+/** Who started whom, for tests and the transcript: track → parent track and kind. */
+export function roles(trace: XrayTrace): { track: string; kind: Conversation['kind']; parent?: string; type?: string }[] {
+  return conversations(trace).convs.map((c) => {
+    const r: { track: string; kind: Conversation['kind']; parent?: string; type?: string } = { track: c.track, kind: c.kind };
+    if (c.parent) {
+      r.parent = c.parent.conv.track;
+      const t = agentType(c.parent.input);
+      if (t !== undefined) r.type = t;
+    }
+    return r;
+  });
+}

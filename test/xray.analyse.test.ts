@@ -1,0 +1,232 @@
+// The x-ray's analysis (src/xray/analyse.ts, facts.ts, facts-file.ts) on the chapters'
+// own traces: who started whom, read from the wire; the facts the chapters' code really
+// sends (checked against the code's own constants, not against the analysis' wording);
+// a chapter broken on purpose flips its row; the pinned facts file and the docs that
+// quote it agree. Claude Code's side is exercised on a small hand-made trace in its
+// shape (a system turn in messages, a launch notice, a later notification), with
+// made-up text: no real trace of it is stored in the project.
+
+import { describe, it, expect } from 'vitest';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/runner/scenarios.ts';
+import { FACT_TITLES, NOT_MEASURED, extractFacts, roles, type Fact } from '../src/xray/analyse.ts';
+import { factRows, checkFacts, pairFacts, renderFactTable, seriesTraces, unmodelledFields } from '../src/xray/facts.ts';
+import { compareFacts, docFactLines, factsFilePath, factsFileText, pinnedVersion, readFactsFile } from '../src/xray/facts-file.ts';
+import { findMutation, withMutant } from '../src/tooling/selfcheck.ts';
+import { fillDoc, defaultResolvers } from '../src/tooling/docs.ts';
+import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX, FORK_PLACEHOLDER_RESULT, FORK_REFUSAL } from '../steps/12-fork-subagents/fork.ts';
+import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
+import type { XrayTrace } from '../src/xray/trace.ts';
+
+const value = (facts: Fact[], id: string): string => facts.find((f) => f.id === id)?.value ?? '(missing)';
+
+let series: Promise<XrayTrace[]> | undefined;
+const seriesOnce = (): Promise<XrayTrace[]> => (series ??= seriesTraces());
+
+describe('roles, read from the wire', () => {
+  it("chapter 12's demo: five fork children of main, each with its own call", async () => {
+    const demo = (await seriesOnce()).find((t) => t.version === 'chapter 12' && t.case === 'fork')!;
+    expect(roles(demo)).toEqual([
+      { track: 'main', kind: 'root' },
+      ...[1, 2, 3, 4, 5].map((i) => ({ track: `child-${i}`, kind: 'fork', parent: 'main' })),
+    ]);
+  });
+
+  it("chapter 11's context case: a fresh explore and a fresh general sub-agent of main", async () => {
+    const ctx = (await seriesOnce()).find((t) => t.version === 'chapter 11')!;
+    expect(roles(ctx)).toEqual([
+      { track: 'main', kind: 'root' },
+      { track: 'explorer', kind: 'fresh', parent: 'main', type: 'explore' },
+      { track: 'worker', kind: 'fresh', parent: 'main', type: 'general' },
+    ]);
+  });
+});
+
+describe("the series' facts", () => {
+  it("chapter 12's fork: what its code sends, fact by fact", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'fork.trigger')).toBe('no subagent_type');
+    expect(value(facts, 'fork.omitted-type')).toBe('starts a fork');
+    expect(value(facts, 'fork.system')).toBe('byte-identical');
+    expect(value(facts, 'fork.tools')).toBe('byte-identical, agent tool kept');
+    expect(value(facts, 'fork.layout')).toBe('history as sent · assistant: the whole turn (text + every tool_use) · user: a placeholder for every call, then the directive');
+    expect(value(facts, 'fork.placeholder')).toBe(`"${FORK_PLACEHOLDER_RESULT}"`);
+    expect(value(facts, 'fork.boilerplate')).toBe(`<${FORK_BOILERPLATE_TAG}> · directive prefix "${FORK_DIRECTIVE_PREFIX}"`);
+    expect(value(facts, 'fork.refusal')).toBe(`is_error: true · "${FORK_REFUSAL}"`);
+    expect(value(facts, 'fork.breakpoints')).toContain('directive');
+  });
+
+  it('chapters 11 and 13: reports inline, explore without a shell, the caps as the code enforces them', async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
+    expect(value(facts, 'report.notification')).toBe('none: the report is the tool_result');
+    expect(facts.find((f) => f.id === 'report.framing')?.version).toBe('chapter 13');
+    expect(value(facts, 'explore.context')).toBe('CLAUDE.md no · git status no');
+    expect(value(facts, 'general.context')).toBe('CLAUDE.md yes · git status yes');
+    expect(value(facts, 'limits.concurrency')).toMatch(/^is_error · "Concurrent subagent limit reached" · names the variable: yes$/);
+    expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
+  });
+
+  it('every fact has a title, and a fact no run showed says so', () => {
+    const none = extractFacts([]);
+    expect(none.map((f) => f.id)).toEqual(FACT_TITLES.map((t) => t.id));
+    expect(none.every((f) => f.value === NOT_MEASURED)).toBe(true);
+  });
+});
+
+describe('a chapter broken on purpose flips its row', () => {
+  const pinned = () => readFactsFile(factsFilePath(ROOT));
+  const claude = (): Fact[] => Object.entries(pinned().facts).map(([id, f]) => ({ id, value: f.value }));
+
+  it("dropping the agent tool from fork children: chapter 12's tools row goes from same to different", async () => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'fork.tools')!;
+    expect(before.same).toBe(true);
+    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-agent-tool'), (dir) => seriesTraces({ chapters: [12], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'fork.tools')!;
+    expect(after.series.value).toBe('a different set, agent tool removed');
+    expect(after.same).toBe(false);
+  });
+
+  it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {
+    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-turn-text'), (dir) => seriesTraces({ chapters: [12], codeDir: () => dir }));
+    const layout = value(extractFacts(mutant), 'fork.layout');
+    expect(layout).toBe('history as sent · assistant: every tool_use, text dropped · user: a placeholder for every call, then the directive');
+  });
+
+  it('giving each child its own placeholder bytes: the placeholder row says so', async () => {
+    const mutant = await withMutant(ROOT, findMutation('fork-placeholder-differs'), (dir) => seriesTraces({ chapters: [12], codeDir: () => dir }));
+    expect(value(extractFacts(mutant), 'fork.placeholder')).toMatch(new RegExp(`^"${FORK_PLACEHOLDER_RESULT} \\(.+\\)"$`));
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Claude Code's shapes, made up: a main conversation with a system turn, one Explore
+// call answered by a launch notice, the report arriving later in a tagged user block.
+
+function req(seq: number, track: string, messages: unknown[], tools: string[], system: unknown[] = [{ type: 'text', text: 'sys' }]): RequestEvent {
+  return {
+    type: 'request', seq, time: seq, path: '/v1/messages', track, turn: 0, stream: true, model: 'claude-x',
+    body: { model: 'claude-x', messages, system, tools: tools.map((name) => ({ name, input_schema: { type: 'object' } })) },
+    system_text: 'sys', tool_names: tools, breakpoints: [],
+  };
+}
+
+function res(seq: number, track: string, content: ResponseEvent['content']): ResponseEvent {
+  const usage = { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } };
+  return { type: 'response', seq, time: seq, track, turn: 0, content, stop_reason: 'end_turn', usage, deltas: 1 };
+}
+
+function claudeShaped(): XrayTrace {
+  const first = { role: 'user', content: [{ type: 'text', text: '<system-reminder>\nsetup notes\n</system-reminder>' }, { type: 'text', text: 'Please look around.' }] };
+  const systemTurn = { role: 'system', content: [{ type: 'text', text: 'environment' }] };
+  const call = { type: 'tool_use' as const, id: 'toolu_1', name: 'Agent', input: { description: 'look', prompt: 'Look task: list files.', subagent_type: 'Explore' } };
+  const tools = ['Agent', 'Bash', 'Read', 'Write'];
+  const events: MockEvent[] = [
+    req(1, 'main', [first, systemTurn], tools),
+    res(1, 'main', [call]),
+    req(2, 'main', [first, systemTurn, { role: 'assistant', content: [call] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Started in the background. agentId: a1 (keep it)' }] }] }], tools),
+    res(2, 'main', [{ type: 'text', text: 'Waiting.' }]),
+    req(3, 'explore', [{ role: 'user', content: [{ type: 'text', text: 'Look task: list files.' }] }], ['Bash', 'Read']),
+    res(3, 'explore', [{ type: 'text', text: 'Two files.' }]),
+    req(4, 'main', [first, systemTurn, { role: 'assistant', content: [call] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Started in the background. agentId: a1 (keep it)' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Waiting.' }] },
+      { role: 'user', content: [{ type: 'text', text: '<system-reminder>\n<note-of-task>\n<id>a1</id>\n<answer>Two files.</answer>\n</note-of-task>\n</system-reminder>' }] }], tools),
+    res(4, 'main', [{ type: 'text', text: 'Done.' }]),
+  ];
+  (events[2] as RequestEvent & { unmodelled?: string[] }).unmodelled = ['thinking', 'messages[].role=system'];
+  (events[0] as RequestEvent & { unmodelled?: string[] }).unmodelled = ['metadata', 'thinking'];
+  return { source: 'claude-code', version: '9.9.9', case: 'delegate', events, cwd: '/w', home: '/h' };
+}
+
+describe("Claude Code's shapes (a made-up trace)", () => {
+  it('finds the Explore child by its prompt, through a system turn, and reads its tools with the name mapping', () => {
+    const trace = claudeShaped();
+    expect(roles(trace)).toEqual([{ track: 'main', kind: 'root' }, { track: 'explore', kind: 'fresh', parent: 'main', type: 'explore' }]);
+    const facts = extractFacts([trace]);
+    expect(value(facts, 'explore.tools')).toBe('read_file, run_shell; no edit_file, write_file, agent');
+    expect(facts.find((f) => f.id === 'explore.tools')?.detail).toBe('Bash, Read');
+  });
+
+  it('a launch notice, then the report in a later user block: delivery, notice and where it arrives', () => {
+    const facts = extractFacts([claudeShaped()]);
+    expect(value(facts, 'report.delivery')).toBe('a launch notice as the tool_result, the report later in a user-side text block');
+    expect(value(facts, 'report.notice')).toBe('"Started in the background." · names an agent id: yes');
+    expect(value(facts, 'report.notification')).toBe('a user text block: <system-reminder> > <note-of-task> > <answer>');
+    expect(facts.find((f) => f.id === 'report.notification')?.detail).toBe('fields: id, answer');
+  });
+
+  it('lists the fields the mock accepted without modelling them, once each, sorted', () => {
+    expect(unmodelledFields([claudeShaped()])).toEqual(['messages[].role=system', 'metadata', 'thinking']);
+  });
+});
+
+describe('the table, the facts file and --check', () => {
+  it('a row per fact, "same?" from the values, the version in the header', async () => {
+    const rows = await factRows([claudeShaped()], { chapters: [11] });
+    expect(rows.map((r) => r.id)).toEqual(FACT_TITLES.map((t) => t.id));
+    const delivery = rows.find((r) => r.id === 'report.delivery')!;
+    expect(delivery.same).toBe(false);
+    expect(rows.find((r) => r.id === 'fork.trigger')!.same).toBeNull();
+    const table = renderFactTable(rows).join('\n');
+    expect(table).toContain('Claude Code 9.9.9');
+    expect(table).toMatch(/Explore's tools .*│ no\n/);
+  });
+
+  it('checkFacts names each fact that differs from the pinned file, and the version', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'xray-facts-'));
+    try {
+      const file = path.join(dir, 'facts-9.9.9.json');
+      const measured: Fact[] = [{ id: 'fork.trigger', value: 'a', version: '9.9.9' }, { id: 'fork.tools', value: 'b', version: '9.9.9' }];
+      await writeFile(file, factsFileText('9.9.9', measured));
+      expect(compareFacts(measured, '9.9.9', file)).toEqual([]);
+      const rows = pairFacts([], [{ id: 'fork.trigger', value: 'a', version: '9.9.10' }, { id: 'fork.tools', value: 'c', version: '9.9.10' }]);
+      expect(checkFacts(rows, file)).toEqual([
+        'version: the run drove Claude Code 9.9.10, facts-9.9.9.json is for 9.9.9',
+        'fork.tools: measured "c", facts-9.9.9.json says "b"',
+      ]);
+      expect(() => compareFacts(measured, '9.9.9', path.join(dir, 'none.json'))).toThrow(/none\.json: not found/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the pinned file is for the pinned release, holds every fact, and only derived values', async () => {
+    const version = pinnedVersion(ROOT);
+    const facts = readFactsFile(factsFilePath(ROOT));
+    expect(facts.version).toBe(version);
+    expect(Object.keys(facts.facts)).toEqual(FACT_TITLES.map((t) => t.id));
+    for (const [id, f] of Object.entries(facts.facts)) {
+      expect(f.value.length, `${id} is a short derived value`).toBeLessThanOrEqual(160);
+      expect(f.value, id).not.toBe(NOT_MEASURED);
+    }
+  });
+});
+
+describe('docs quote the facts file', () => {
+  it('an xray region renders the pinned value with the release, indented like its marker', async () => {
+    const doc = ['- **Trigger.**', '  <!-- xray: fork.trigger -->', '  stale text', '  <!-- /xray -->', ''].join('\n');
+    const filled = await fillDoc(doc, 'docs/x.md', defaultResolvers(ROOT));
+    const [line] = docFactLines(ROOT, 'fork.trigger');
+    expect(filled.split('\n')[2]).toBe(`  ${line}`);
+    expect(line).toContain(`Claude Code ${pinnedVersion(ROOT)}`);
+    expect(line).toContain(readFactsFile(factsFilePath(ROOT)).facts['fork.trigger']!.value);
+  });
+
+  it('a doc that disagrees with the facts file is stale; an unknown fact is a one-line error', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'xray-docs-'));
+    try {
+      await mkdir(path.join(root, 'xray'));
+      await writeFile(path.join(root, 'xray', 'PINNED'), '9.9.9\n');
+      await writeFile(path.join(root, 'xray', 'facts-9.9.9.json'), factsFileText('9.9.9', [{ id: 'fork.trigger', value: 'new' }]));
+      const doc = ['<!-- xray: fork.trigger -->', '*Measured on Claude Code 9.9.9 ([x-ray](xray.md)), how a fork is triggered:* `old`', '<!-- /xray -->'].join('\n');
+      expect(await fillDoc(doc, 'docs/x.md', defaultResolvers(root))).toContain('`new`');
+      await expect(fillDoc('<!-- xray: no.such -->\n<!-- /xray -->', 'docs/x.md', defaultResolvers(root))).rejects.toThrow(/^docs\/x\.md:1: xray fact "no\.such" is not in xray\/facts-9\.9\.9\.json/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
