@@ -15,7 +15,7 @@ import { messageId, requestId, toolUseId } from './ids.ts';
 import { describeRequest, route } from './route.ts';
 import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText } from './tokens.ts';
 import type { ErrorEvent, MockEvent, RequestEvent, ResponseEvent, Scenario, Turn, Usage } from './types.ts';
-import { validateRequest } from './validate.ts';
+import { betasOf, unmodelledFields, validateRequest } from './validate.ts';
 
 /** Milliseconds. Tests inject a fake one to move time (TTLs) or freeze it. */
 export interface Clock {
@@ -82,6 +82,16 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** Request headers as the event log keeps them: lower-case names, credentials left out. */
+function loggedHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (k === 'x-api-key' || k === 'authorization' || v === undefined) continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Text split into word-sized chunks (each word keeps its trailing space), at most ~48. */
@@ -120,6 +130,8 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   const state = new Map<string, { next: number; busy: boolean }>();
   for (const name of Object.keys(scenario.tracks)) state.set(name, { next: 0, busy: false });
   let seq = 0;
+  // The query and headers of each request, by seq, for its request event.
+  const wire = new Map<number, { query: string; headers: Record<string, string> }>();
 
   const log = (ev: MockEvent): void => {
     events.push(ev);
@@ -140,8 +152,14 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     s: number, time: number, path: string, body: Json, track: string | null, turn: number | null,
   ): RequestEvent => {
     const breakpoints = breakpointsOf(flattenRequest(body));
+    const w = wire.get(s);
+    const unmodelled = unmodelledFields(body);
     return {
-      type: 'request', seq: s, time, path, track, turn,
+      type: 'request', seq: s, time, path,
+      ...(w?.query && { query: w.query }),
+      ...(w && { headers: w.headers }),
+      ...(unmodelled.length > 0 && { unmodelled }),
+      track, turn,
       stream: body.stream === true,
       model: typeof body.model === 'string' ? body.model : '',
       body,
@@ -303,7 +321,9 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     const arrival = clock.now();
     const rid = requestId(file, s);
     const raw = await readBody(req);
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    wire.set(s, { query: url.search.replace(/^\?/, ''), headers: loggedHeaders(req) });
     let body: Json = {};
     let parsed = false;
     try {
@@ -342,7 +362,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       reject(res, s, rid, null, null, 400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not a JSON object');
       return;
     }
-    const problem = validateRequest(body, { countTokens: isCount });
+    const problem = validateRequest(body, { countTokens: isCount, betas: betasOf(req.headers['anthropic-beta']) });
     if (problem) {
       log(requestEvent(s, arrival, path, body, null, null));
       reject(res, s, rid, null, null, problem.status, problem.type, problem.message);

@@ -196,6 +196,9 @@ export interface RequestEvent {
   query?: string;
   /** Request headers as received, lower-case names, x-api-key and authorization left out. */
   headers?: Record<string, string>;
+  /** Fields of the request the mock accepted without simulating them (validate.ts,
+   *  unmodelledFields): names without indices, sorted; absent when there are none. */
+  unmodelled?: string[];
   track: string | null; // null when routing failed (see failures)
   turn: number | null;  // 0-based index into the track's turns
   stream: boolean;

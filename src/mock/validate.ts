@@ -1,8 +1,10 @@
 // Request validation: the rules the real Messages API enforces that an agent
 // loop most easily breaks (tool_use/tool_result pairing, empty content, the
-// 4-breakpoint limit …), with messages worded close to the real ones.
-// It is NOT a full schema check of every API parameter: fields the mock does not
-// simulate (thinking, metadata, temperature …) pass through unchecked.
+// 4-breakpoint limit …), with messages worded close to the real ones; which
+// top-level fields exist at all, and which ones only under an `anthropic-beta`.
+// It is NOT a full schema check of every API parameter: fields the mock accepts
+// without simulating them (thinking, metadata, temperature …) are not checked
+// inside, only named (unmodelledFields), so a report can say what was taken on trust.
 
 import { countCacheControls, mergeMessages } from './tokens.ts';
 
@@ -26,15 +28,89 @@ function apiPath(where: string): string {
   return where.replace(/\[(\d+)\]/g, '.$1');
 }
 
+/** Top-level fields the mock simulates. */
+const MODELLED_FIELDS = new Set(['model', 'max_tokens', 'messages', 'system', 'tools', 'stream', 'cache_control']);
+
+/** Top-level fields the real API accepts without a beta that the mock does not simulate:
+ *  accepted, not checked inside, named in `unmodelledFields`. */
+const ACCEPTED_FIELDS = new Set([
+  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'tool_choice', 'thinking', 'service_tier', 'output_config',
+]);
+
+/**
+ * What only exists under a beta, and which one. The pairs are the ones a real client
+ * shows: Claude Code 2.1.328 sends each field only together with its beta, and drops
+ * both together when its experimental betas are turned off
+ * (CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS=1). What is left then, a `system` turn inside
+ * `messages`, travels with the client's own beta, the one beta it always sends.
+ */
+export const BETA_FOR = {
+  context_management: 'context-management-2025-06-27',
+  'output_config.effort': 'effort-2025-11-24',
+  'tools[].defer_loading': 'advanced-tool-use-2025-11-20',
+  'messages[].role=system': 'claude-code-20250219',
+} as const;
+
+/** The beta names of an `anthropic-beta` header value (comma-separated; repeated headers joined). */
+export function betasOf(header: string | string[] | undefined): string[] {
+  const text = Array.isArray(header) ? header.join(',') : header ?? '';
+  return text.split(',').map((b) => b.trim()).filter((b) => b !== '');
+}
+
+/** Keys of a tool definition the mock simulates (the rest are named as unmodelled). */
+const MODELLED_TOOL_KEYS = new Set(['name', 'description', 'input_schema', 'cache_control']);
+/** Content block types the mock simulates (others are counted as their JSON, and named). */
+const MODELLED_BLOCK_TYPES = new Set(['text', 'tool_use', 'tool_result']);
+
+/**
+ * The fields of an accepted request that the mock took without simulating them, as
+ * names without indices, sorted: "thinking", "context_management",
+ * "messages[].role=system", "tools[].defer_loading", "messages[].content[].type=thinking" ….
+ * Empty for everything the chapters send.
+ */
+export function unmodelledFields(body: unknown): string[] {
+  if (!isObj(body)) return [];
+  const out = new Set<string>();
+  for (const k of Object.keys(body)) if (!MODELLED_FIELDS.has(k)) out.add(k);
+  if (Array.isArray(body.tools)) {
+    for (const t of body.tools) if (isObj(t)) for (const k of Object.keys(t)) if (!MODELLED_TOOL_KEYS.has(k)) out.add(`tools[].${k}`);
+  }
+  if (Array.isArray(body.messages)) {
+    for (const m of body.messages) {
+      if (!isObj(m)) continue;
+      if (m.role === 'system') out.add('messages[].role=system');
+      if (!Array.isArray(m.content)) continue;
+      for (const b of m.content) if (isObj(b) && typeof b.type === 'string' && !MODELLED_BLOCK_TYPES.has(b.type)) out.add(`messages[].content[].type=${b.type}`);
+    }
+  }
+  return [...out].sort();
+}
+
+const needsBeta = (what: string, beta: string): Rejection =>
+  bad(`${what}: this field needs the anthropic-beta header "${beta}"`);
+
 /**
  * Checks a /v1/messages (or count_tokens) body. Returns the first problem found,
- * or null when the request is acceptable.
+ * or null when the request is acceptable. `betas`: the request's `anthropic-beta` values.
  */
 export function validateRequest(
   body: unknown,
-  opts: { countTokens: boolean },
+  opts: { countTokens: boolean; betas?: readonly string[] },
 ): Rejection | null {
   if (!isObj(body)) return bad('Request body must be a JSON object.');
+  const betas = new Set(opts.betas ?? []);
+
+  // A field the API does not know is refused, not ignored: a typo must not pass silently.
+  for (const k of Object.keys(body)) {
+    if (k === 'context_management') {
+      if (!betas.has(BETA_FOR.context_management)) return needsBeta(k, BETA_FOR.context_management);
+    } else if (!MODELLED_FIELDS.has(k) && !ACCEPTED_FIELDS.has(k)) {
+      return bad(`${k}: Extra inputs are not permitted`);
+    }
+  }
+  if (isObj(body.output_config) && body.output_config.effort !== undefined && !betas.has(BETA_FOR['output_config.effort'])) {
+    return needsBeta('output_config.effort', BETA_FOR['output_config.effort']);
+  }
 
   const model = body.model;
   if (model === undefined) return bad('model: Field required');
@@ -65,6 +141,9 @@ export function validateRequest(
     if (!Array.isArray(body.tools)) return bad('tools: Input should be a valid list');
     for (const [i, t] of body.tools.entries()) {
       if (!isObj(t) || typeof t.name !== 'string' || t.name === '') return bad(`tools.${i}.name: Field required`);
+      if (t.defer_loading !== undefined && !betas.has(BETA_FOR['tools[].defer_loading'])) {
+        return needsBeta(`tools.${i}.defer_loading`, BETA_FOR['tools[].defer_loading']);
+      }
     }
   }
 
@@ -75,7 +154,10 @@ export function validateRequest(
 
   for (const [i, m] of messages.entries()) {
     if (!isObj(m)) return bad(`messages.${i}: Input should be a valid dictionary`);
-    if (m.role !== 'user' && m.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    // A `system` turn inside the conversation exists only under its beta; without it the
+    // API knows two roles, and so does every chapter.
+    const systemTurn = m.role === 'system' && betas.has(BETA_FOR['messages[].role=system']);
+    if (m.role !== 'user' && m.role !== 'assistant' && !systemTurn) return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     const c = m.content;
     if (c === undefined) return bad(`messages.${i}.content: Field required`);
     if (typeof c !== 'string' && !Array.isArray(c)) return bad(`messages.${i}.content: Input should be a valid string or list of content blocks`);

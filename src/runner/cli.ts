@@ -56,6 +56,7 @@ const COMMANDS_HELP = Object.fromEntries(Object.entries(COMMANDS).map(([cmd, { o
 
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
+       node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full]
 
 Run a chapter's demo against the local mock model (no API key needed), show what
 happened, and check the scenario's expectations.
@@ -93,6 +94,10 @@ Classroom:
     --scenario FILE    grade with your own scenario instead (or --case NAME: one of the chapter's)
   --solution [DIR]     diff between DIR and the reference snapshot
                        (--list marks the chapters whose exercise passes)
+
+X-ray (needs your own Claude Code; see docs/xray.md):
+  xray [CASE]          drive a real Claude Code against the mock and show what it
+                       sends (xray --help for its options)
 
 Maintenance:
   --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
@@ -146,6 +151,11 @@ export function commandOf(args: minimist.ParsedArgs): string {
 }
 
 async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
+  if (argv[0] === 'xray') {
+    // Loaded only when asked for, like the classroom commands; it parses its own flags.
+    const { runXray } = await import('../xray/cli.ts');
+    return runXray(argv.slice(1));
+  }
   let unknown: string | undefined;
   const args = minimist(argv, {
     boolean: BOOLEAN_FLAGS,
@@ -176,6 +186,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
 
   const positional = args._.map(String);
   if (positional.length === 0) throw new UsageError('which chapter? e.g. node steps/run.mjs 11 (or --list, --help)');
+  if (positional.includes('xray')) throw new UsageError('xray comes first: node steps/run.mjs xray [CASE] [options]');
   const chapter = parseChapter(positional[0]!);
   const words = positional.slice(1);
   if (words.length > 0 && !COMMANDS[command]!.words) {

@@ -58,27 +58,31 @@ function userText(req: RequestEvent): string {
   return `${texts(messages[0])}\n${texts(messages.at(-1))}`;
 }
 
-/**
- * The event log in an order that does not depend on timing. Sub-agents that run at the
- * same time interleave their events differently on every run; here each sub-agent's
- * events follow the `agent` call that started it, sub-agents in call order, so the
- * same run always reads (and the docs always render) the same way. A track that no
- * call started (a compaction call, a rejected request) stays right after the event it
- * followed in the log.
- */
-export function canonicalOrder(events: MockEvent[]): MockEvent[] {
+/** The name of the tool that starts a sub-agent, in the chapters (Claude Code calls it Agent). */
+export const AGENT_TOOLS: readonly string[] = ['agent'];
+
+/** The events of each track (an unrouted event is its own group, keyed "#seq"), in log order. */
+function tracksOf(events: MockEvent[]): Map<string, MockEvent[]> {
   const byTrack = new Map<string, MockEvent[]>();
   const keyOf = (e: MockEvent) => e.track ?? `#${e.seq}`;
   for (const e of events) byTrack.set(keyOf(e), [...(byTrack.get(keyOf(e)) ?? []), e]);
+  return byTrack;
+}
 
-  // Which track each agent call started: the first unclaimed track whose opening request carries its prompt.
+/**
+ * Which track each agent call started: for every response, in call order, the first
+ * unclaimed track whose opening request was sent after it and carries the call's prompt.
+ * `agentTools`: the names of the tool that starts a sub-agent.
+ */
+export function agentChildren(events: MockEvent[], agentTools: readonly string[] = AGENT_TOOLS): Map<ResponseEvent, string[]> {
+  const byTrack = tracksOf(events);
   const childrenOf = new Map<ResponseEvent, string[]>();
   const claimed = new Set<string>(['main']);
   for (const e of events) {
     if (e.type !== 'response' || e.track === null) continue;
     const kids: string[] = [];
     for (const b of e.content) {
-      if (b.type !== 'tool_use' || b.name !== 'agent' || typeof b.input.prompt !== 'string') continue;
+      if (b.type !== 'tool_use' || !agentTools.includes(b.name) || typeof b.input.prompt !== 'string') continue;
       const prompt = b.input.prompt;
       const child = [...byTrack.entries()].find(([t, list]) => {
         const first = list.find((x): x is RequestEvent => x.type === 'request' && x.path === '/v1/messages');
@@ -88,6 +92,23 @@ export function canonicalOrder(events: MockEvent[]): MockEvent[] {
     }
     childrenOf.set(e, kids);
   }
+  return childrenOf;
+}
+
+/**
+ * The event log in an order that does not depend on timing. Sub-agents that run at the
+ * same time interleave their events differently on every run; here each sub-agent's
+ * events follow the `agent` call that started it, sub-agents in call order, so the
+ * same run always reads (and the docs always render) the same way. A track that no
+ * call started (a compaction call, a rejected request) stays right after the event it
+ * followed in the log.
+ */
+export function canonicalOrder(events: MockEvent[], agentTools: readonly string[] = AGENT_TOOLS): MockEvent[] {
+  const byTrack = tracksOf(events);
+  const keyOf = (e: MockEvent) => e.track ?? `#${e.seq}`;
+
+  const childrenOf = agentChildren(events, agentTools);
+  const claimed = new Set<string>(['main', ...[...childrenOf.values()].flat()]);
 
   // Everything else hangs after the nearest event before it that belongs to main or a sub-agent.
   const after = new Map<MockEvent, MockEvent[][]>();

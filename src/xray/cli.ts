@@ -1,0 +1,137 @@
+// `node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full]`:
+// finds a Claude Code binary, says which version it drives, runs each case against the
+// mock (drive.ts), prints each case's transcript (transcript.ts) and the fields the mock
+// accepted without modelling them. Exit codes: 0 all clean, 1 a case went wrong (a
+// request the mock refused that the case did not script, a timeout, a scenario
+// failure), 2 bad input or no binary. It does NOT extract facts itself.
+
+import minimist from 'minimist';
+import { Chalk, type ChalkInstance } from 'chalk';
+import path from 'node:path';
+import { XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
+import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
+import type { XrayCase } from './trace.ts';
+
+export const XRAY_HELP = `Usage: node steps/run.mjs xray [CASE] [options]
+
+Drive a real Claude Code (print mode) against the local mock, in a temp git
+workspace and a temp HOME, talking to 127.0.0.1 only, and show what it sent.
+
+  CASE             one of ${XRAY_CASES.join(', ')} (default: all)
+  --claude PATH    the binary to drive (default: \`claude\` on PATH)
+  --json           print a machine-readable report instead of the transcript
+  --keep           keep each case's temp workspace and home, and print where
+  --check          exit 1 unless every case ran clean (and the facts agree)
+  --full           show Claude Code's own prompts in full (default: first line,
+                   size and hash; they are not this project's text)
+  -h, --help       this help`;
+
+class UsageError extends Error {}
+
+export interface XrayIo {
+  out(line: string): void;
+  err(line: string): void;
+  env: NodeJS.ProcessEnv;
+  color?: ChalkInstance;
+  width?: number;
+  /** Kill runs and remove their temp folders on Ctrl-C / SIGTERM (the real command line; tests leave it off). */
+  cleanupOnSignal?: boolean;
+}
+
+const defaultIo = (): XrayIo => ({
+  out: (l) => console.log(l),
+  err: (l) => console.error(l),
+  env: process.env,
+  color: new Chalk({ level: 'NO_COLOR' in process.env || !process.stdout.isTTY ? 0 : 1 }),
+  width: process.stdout.columns || 100,
+  cleanupOnSignal: true,
+});
+
+export async function runXray(argv: string[], io: XrayIo = defaultIo()): Promise<number> {
+  try {
+    return await xray(argv, io);
+  } catch (err) {
+    io.err(err instanceof Error ? err.message.split('\n')[0]! : String(err));
+    return 2;
+  }
+}
+
+async function xray(argv: string[], io: XrayIo): Promise<number> {
+  let unknown: string | undefined;
+  const args = minimist(argv, {
+    boolean: ['json', 'keep', 'check', 'full', 'help'],
+    string: ['claude'],
+    alias: { h: 'help' },
+    unknown: (a) => {
+      if (a.startsWith('-') && unknown === undefined) unknown = a;
+      return !a.startsWith('-');
+    },
+  });
+  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown} (see xray --help)`);
+  if (args.help) { io.out(XRAY_HELP); return 0; }
+  if ('claude' in args && (typeof args.claude !== 'string' || args.claude === '')) throw new UsageError('--claude needs a path');
+  const positional = args._.map(String);
+  if (positional.length > 1) throw new UsageError(`one case at a time (got ${positional.join(' ')}); without a case, all of them run`);
+  const cases: XrayCase[] = positional.length === 0 ? [...XRAY_CASES] : [parseCase(positional[0]!)];
+
+  const bin = findClaude(args.claude, io.env);
+  if (!bin) {
+    io.err(args.claude ? `--claude ${args.claude}: not an executable file; ${installHint().replace(/^no Claude Code found: /, '')}` : installHint());
+    return 2;
+  }
+  const c = io.color ?? new Chalk({ level: 0 });
+  const version = await claudeVersion(bin);
+  const pinned = pinnedVersion();
+  if (!args.json) {
+    io.out(c.bold(`X-ray · Claude Code ${version}`) + c.dim(`  (${bin})`));
+    if (version !== pinned) io.out(c.yellow(`note: the project's facts are measured on ${pinned}; this is ${version}, so differences are expected`));
+  }
+
+  if (io.cleanupOnSignal) installCleanupHandlers();
+  const results: DriveResult[] = [];
+  for (const name of cases) {
+    const r = await driveCase({ bin, version, name, keep: args.keep, parentEnv: io.env });
+    results.push(r);
+    if (!args.json) printCase(r, c, io, { full: args.full, keep: args.keep });
+  }
+
+  const allEvents = results.flatMap((r) => r.trace.events);
+  const unmodelled = unmodelledSummary(allEvents);
+  const problems = results.flatMap((r) => r.problems);
+  if (args.json) {
+    io.out(JSON.stringify({
+      claude: { version, pinned, binary: bin },
+      cases: results.map((r) => ({
+        case: r.trace.case, ok: r.problems.length === 0, problems: r.problems, exit_code: r.exitCode, timed_out: r.timedOut,
+        ms: Math.round(r.ms), requests: r.trace.events.filter((e) => e.type === 'request').length,
+        ...(args.keep && { kept: r.tempDir }),
+      })),
+      unmodelled, betas: betasSeen(allEvents),
+    }, null, 2));
+  } else {
+    io.out('');
+    io.out(c.bold('Accepted without being modelled') + c.dim(' (fields the mock took on trust; requests carrying each):'));
+    io.out(unmodelled.length === 0 ? '  (none)' : `  ${unmodelled.map((u) => `${u.field} ×${u.requests}`).join(', ')}`);
+    io.out(c.dim(`  anthropic-beta: ${betasSeen(allEvents).join(', ') || '(none)'}`));
+    io.out('');
+    for (const p of problems) io.out(c.red(`✖ ${p}`));
+    const ms = results.reduce((n, r) => n + r.ms, 0);
+    io.out(`${problems.length === 0 ? c.green.bold('CLEAN') : c.red.bold('PROBLEMS')} ${results.length} case${results.length === 1 ? '' : 's'} · ` +
+      `${allEvents.filter((e) => e.type === 'request').length} requests · ${(ms / 1000).toFixed(1)} s`);
+  }
+  return problems.length === 0 ? 0 : 1;
+}
+
+function parseCase(text: string): XrayCase {
+  if ((XRAY_CASES as readonly string[]).includes(text)) return text as XrayCase;
+  throw new UsageError(`unknown x-ray case "${text}": the cases are ${XRAY_CASES.join(', ')}`);
+}
+
+function printCase(r: DriveResult, c: ChalkInstance, io: XrayIo, o: { full?: boolean; keep?: boolean }): void {
+  io.out('');
+  io.out(c.bold(`Case ${r.trace.case}`) + c.dim(`  —  scenarios/xray/${r.trace.case}.json, ${(r.ms / 1000).toFixed(1)} s, exit ${r.timedOut ? 'timeout' : r.exitCode}`));
+  io.out('');
+  for (const l of renderXrayTranscript(r.trace.events, { color: c, full: o.full, width: io.width, paths: r.trace })) io.out(l);
+  if (o.keep) io.out(c.dim(`kept: ${r.tempDir} (work/, home/)`));
+  else io.out(c.dim(`(temp workspace and home removed: ${path.basename(r.tempDir)})`));
+}

@@ -1,0 +1,293 @@
+// The x-ray's driving side: runs a real Claude Code binary, in print mode, against the
+// project's own mock, on one case (scenarios/xray/CASE.json), and hands back what went
+// over the wire as an XrayTrace. The run happens in a temp git workspace and a temp HOME,
+// with an environment built from an allow-list, so the user's own settings, credentials
+// and ANTHROPIC_* / CLAUDE_CODE_* variables never reach the binary and the binary talks
+// to the mock on 127.0.0.1 only. It does NOT analyse anything (analyse.ts does) and
+// prints nothing (cli.ts does).
+
+import { spawn, execFile } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync, accessSync, constants } from 'node:fs';
+import { mkdtemp, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
+import { checkExpectations, type ExpectationResult } from '../runner/expectations.ts';
+import { ROOT, loadScenarioFile } from '../runner/scenarios.ts';
+import { writeTree } from '../runner/run-chapter.ts';
+import type { XrayCase, XrayTrace } from './trace.ts';
+
+export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills'];
+
+/** The Claude Code release the project is measured against: xray/PINNED, one line. */
+export function pinnedVersion(root = ROOT): string {
+  return readFileSync(path.join(root, 'xray', 'PINNED'), 'utf8').trim();
+}
+
+export function xrayScenarioFile(name: string, root = ROOT): string {
+  return path.join(root, 'scenarios', 'xray', `${name}.json`);
+}
+
+/** The one line printed when no Claude Code can be found. */
+export function installHint(): string {
+  return `no Claude Code found: give --claude PATH, or put \`claude\` on PATH ` +
+    `(e.g. npm install --prefix /tmp/cc @anthropic-ai/claude-code@${safePinned()} and --claude /tmp/cc/node_modules/.bin/claude)`;
+}
+
+function safePinned(): string {
+  try { return pinnedVersion(); } catch { return 'latest'; }
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The binary to drive: `--claude PATH` if given (it must be an executable file), else
+ * the first `claude` on PATH. undefined when there is none.
+ */
+export function findClaude(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (flag !== undefined) {
+    const file = path.resolve(flag);
+    return isExecutable(file) ? file : undefined;
+  }
+  const names = process.platform === 'win32' ? ['claude.exe', 'claude.cmd', 'claude'] : ['claude'];
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    for (const n of names) {
+      const file = path.join(dir, n);
+      if (isExecutable(file)) return file;
+    }
+  }
+  return undefined;
+}
+
+/** `claude --version` → "2.1.328". Run with the same clean environment as a case. */
+export function claudeVersion(bin: string, env: Record<string, string> = childEnv(process.env, { mockUrl: 'http://127.0.0.1:9', home: '/nonexistent' })): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(bin, ['--version'], { env, timeout: 20_000 }, (err, stdout) => {
+      if (err) { reject(new Error(`${bin} --version failed: ${err.message.split('\n')[0]}`)); return; }
+      const v = /\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
+      if (!v) { reject(new Error(`${bin} --version printed no version: ${JSON.stringify(stdout.trim().slice(0, 80))}`)); return; }
+      resolve(v);
+    });
+  });
+}
+
+/**
+ * The variables taken from the user's environment: what a process needs to run and to
+ * print (PATH, locale, terminal, time zone, who the user is), nothing that configures
+ * Claude Code or points it anywhere. Everything else is set here or by the case.
+ */
+export const ENV_ALLOW = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'SYSTEMROOT', 'COMSPEC', 'PATHEXT'] as const;
+
+/** What every case sets: the mock as the API, a dummy key, and no traffic beyond the model calls. */
+export const XRAY_ENV = {
+  ANTHROPIC_API_KEY: 'xray-dummy-key',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  DISABLE_AUTOUPDATER: '1',
+} as const;
+
+/**
+ * The child's environment: the allow-listed variables of `parent`, then HOME, the
+ * temp folder and the XDG folders inside the temp home (so nothing the binary writes
+ * lands outside the run's temp folder), the mock's URL and XRAY_ENV, then the case's
+ * own variables (CLAUDE_CODE_FORK_SUBAGENT …), which come from the scenario, never
+ * from the user.
+ */
+export function childEnv(parent: NodeJS.ProcessEnv, o: { mockUrl: string; home: string; tmp?: string; caseEnv?: Record<string, string> }): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of ENV_ALLOW) {
+    const v = parent[k];
+    if (typeof v === 'string' && v !== '') env[k] = v;
+  }
+  const tmp = o.tmp ?? path.join(o.home, 'tmp');
+  Object.assign(env, {
+    HOME: o.home,
+    USERPROFILE: o.home,
+    TMPDIR: tmp, TMP: tmp, TEMP: tmp,
+    XDG_CONFIG_HOME: path.join(o.home, '.config'),
+    XDG_CACHE_HOME: path.join(o.home, '.cache'),
+    XDG_DATA_HOME: path.join(o.home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(o.home, '.local', 'state'),
+    ANTHROPIC_BASE_URL: o.mockUrl,
+    ...XRAY_ENV,
+    ...o.caseEnv,
+  });
+  return env;
+}
+
+export interface DriveResult {
+  trace: XrayTrace;
+  /** What went wrong, one line each: scenario failures, a 400 the case did not script,
+   *  a timeout, a non-zero exit, an expectation of the case that did not hold. [] = clean. */
+  problems: string[];
+  expectations: ExpectationResult[];
+  exitCode: number | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /** The run's temp folder (work/, home/): removed unless keep. */
+  tempDir: string;
+}
+
+export interface DriveOptions {
+  bin: string;
+  version: string;
+  name: XrayCase;
+  /** Kill the binary's process group after this long (default 90 s). */
+  timeoutMs?: number;
+  keep?: boolean;
+  /** The environment the allow-list reads from (default process.env; tests pass their own). */
+  parentEnv?: NodeJS.ProcessEnv;
+}
+
+// Runs in flight, so an interrupted x-ray (Ctrl-C, a kill) still kills its children and
+// removes its temp folders: the CLI installs the handlers below, which run synchronously.
+const live = new Map<string, { pid?: number; keep: boolean }>();
+let handlersInstalled = false;
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try { process.kill(-pid, signal); } catch { /* already gone */ }
+}
+
+function cleanupAll(): void {
+  for (const [dir, run] of live) {
+    killGroup(run.pid, 'SIGKILL');
+    if (!run.keep) rmSync(dir, { recursive: true, force: true });
+  }
+  live.clear();
+}
+
+/** For the command line: on exit, Ctrl-C, SIGTERM or SIGHUP, kill what runs and remove its temp folders. */
+export function installCleanupHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.once('exit', cleanupAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      cleanupAll();
+      // The conventional status of a process ended by that signal.
+      process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[sig]);
+    });
+  }
+}
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd, env }, (err) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${err.message.split('\n')[0]}`)) : resolve()));
+  });
+}
+
+/** A git repository with the case's files as its first commit (Claude Code reads git status). */
+async function gitWorkspace(dir: string, files: Record<string, string> | undefined, env: Record<string, string>): Promise<void> {
+  await writeTree(dir, files);
+  const git = { ...env, GIT_AUTHOR_NAME: 'xray', GIT_AUTHOR_EMAIL: 'xray@example.invalid', GIT_COMMITTER_NAME: 'xray', GIT_COMMITTER_EMAIL: 'xray@example.invalid', GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' };
+  await run('git', ['init', '-q', '-b', 'main'], dir, git);
+  await run('git', ['add', '-A'], dir, git);
+  await run('git', ['-c', 'commit.gpgsign=false', 'commit', '-q', '--allow-empty', '-m', 'First commit'], dir, git);
+}
+
+/** Scenario problems a real-client case can have that the loader does not know about. */
+function checkCase(s: Scenario): void {
+  if (s.prompts.length !== 1) throw new Error(`${s.file}: $.prompts: an x-ray case runs Claude Code in print mode, so it has exactly one prompt (got ${s.prompts.length})`);
+}
+
+/**
+ * Requests the mock refused that the case did not script: a rule of the real API the
+ * mock applies (or applies wrongly) that the real client broke. For the pinned release
+ * that is the mock's calibration failing, so it is a problem of the run.
+ */
+export function unscriptedRejections(events: readonly MockEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    if (e.type !== 'error' || e.injected || e.message.startsWith('[mock]')) continue;
+    const req = events.find((r) => r.type === 'request' && r.seq === e.seq);
+    const where = req?.type === 'request' ? `${req.path}${req.query ? `?${req.query}` : ''}` : '?';
+    out.push(`request #${e.seq} (${where}) was refused: ${e.status} ${e.error_type}: ${e.message}`);
+  }
+  return out;
+}
+
+/** Runs one case. Never throws for what the binary does; throws for a broken case file. */
+export async function driveCase(o: DriveOptions): Promise<DriveResult> {
+  const started = performance.now();
+  const scenario = await loadScenarioFile(xrayScenarioFile(o.name));
+  checkCase(scenario);
+  const scratch = process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : tmpdir();
+  const tempDir = await mkdtemp(path.join(scratch, 'subagents-xray-'));
+  const entry: { pid?: number; keep: boolean } = { keep: o.keep === true };
+  live.set(tempDir, entry);
+  const work = path.join(tempDir, 'work');
+  const home = path.join(tempDir, 'home');
+  const tmp = path.join(tempDir, 'tmp');
+  let mock: Awaited<ReturnType<typeof startMock>> | undefined;
+  let stdout = '';
+  let stderr = '';
+  let exitCode: number | null = null;
+  let timedOut = false;
+  const problems: string[] = [];
+  try {
+    try {
+      await mkdir(work);
+      await mkdir(home);
+      await mkdir(tmp);
+      await writeTree(home, scenario.home_files);
+      mock = await startMock({ scenario });
+      const env = childEnv(o.parentEnv ?? process.env, { mockUrl: mock.url, home, tmp, caseEnv: scenario.env });
+      await gitWorkspace(work, scenario.files, env);
+      const args = ['-p', scenario.prompts[0]!, '--permission-mode', 'acceptEdits', ...(scenario.argv ?? [])];
+      // Its own process group, so a timeout or a Ctrl-C takes whatever it started along with it.
+      const child = spawn(o.bin, args, { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      entry.pid = child.pid;
+      child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+      child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+      const timeoutMs = o.timeoutMs ?? 90_000;
+      exitCode = await new Promise<number | null>((resolve) => {
+        let hard: NodeJS.Timeout | undefined;
+        const soft = setTimeout(() => {
+          timedOut = true;
+          killGroup(child.pid, 'SIGTERM');
+          hard = setTimeout(() => killGroup(child.pid, 'SIGKILL'), 2000);
+        }, timeoutMs);
+        child.once('error', (err) => { problems.push(`could not start ${o.bin}: ${err.message}`); clearTimeout(soft); resolve(null); });
+        child.once('close', (code) => { clearTimeout(soft); if (hard) clearTimeout(hard); resolve(code); });
+      });
+      // Whatever the binary left running in its group (a background shell) goes with it.
+      killGroup(child.pid, 'SIGKILL');
+      entry.pid = undefined;
+      if (timedOut) problems.push(`${o.name}: Claude Code did not finish within ${Math.round(timeoutMs / 1000)} s (killed)`);
+      else if (exitCode !== 0 && exitCode !== null) problems.push(`${o.name}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
+    } finally {
+      killGroup(entry.pid, 'SIGKILL');
+      await mock?.close();
+    }
+    const events = mock?.events ?? [];
+    problems.push(...(mock?.failures ?? []), ...unscriptedRejections(events));
+    const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
+    for (const e of expectations) if (!e.ok) problems.push(`${o.name}: ${e.name}: ${e.detail}`);
+    return {
+      trace: { source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home },
+      problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
+    };
+  } finally {
+    if (!o.keep) rmSync(tempDir, { recursive: true, force: true });
+    live.delete(tempDir);
+  }
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n').filter((l) => l.trim() !== '');
+  const l = lines.at(-1) ?? '(no output)';
+  return l.length > 160 ? `${l.slice(0, 159)}…` : l;
+}

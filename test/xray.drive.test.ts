@@ -1,0 +1,224 @@
+// The x-ray's driving side without Claude Code: a stand-in binary (a small Node script
+// written per test) plays the client, so what the driver really gives a child can be
+// asserted from what the child saw and sent: the environment (allow-list; none of the
+// user's ANTHROPIC_* / CLAUDE_CODE_* variables), the temp git workspace and HOME, the
+// timeout that kills the whole process group, nothing left behind. Then, only where the
+// pinned release is present (XRAY_CLAUDE=path, or /tmp/cc-VERSION), a real run, and a
+// strace of one that must show loopback connections only.
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_ENV } from '../src/xray/drive.ts';
+import { runXray } from '../src/xray/cli.ts';
+import type { RequestEvent } from '../src/mock/types.ts';
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'xray-test-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A stand-in `claude`: answers --version, else sends one request carrying what it saw. */
+function fakeClaude(name: string, mode: 'report' | 'hang'): string {
+  const file = path.join(scratch, name);
+  writeFileSync(file, `#!${process.execPath}
+const { execSync, spawn } = require('node:child_process');
+const argv = process.argv.slice(2);
+if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
+const prompt = argv[argv.indexOf('-p') + 1];
+let head = '';
+try { head = execSync('git log --format=%s', { encoding: 'utf8' }).trim(); } catch {}
+const sleeper = ${mode === 'hang' ? "spawn('sleep', ['60'], { stdio: 'ignore' }).pid" : 'null'};
+const seen = { env: process.env, cwd: process.cwd(), argv, head, sleeper };
+fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages?beta=true', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01' },
+  body: JSON.stringify({ model: 'claude-opus-5-5', max_tokens: 10, tools: [{ name: 'Agent', input_schema: { type: 'object' } }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: JSON.stringify(seen) }] }] }),
+}).then((r) => r.text()).then(() => { ${mode === 'hang' ? 'setInterval(() => {}, 1000);' : "console.log('done'); process.exit(0);"} });
+`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+function seenBy(events: readonly unknown[]): { env: Record<string, string>; cwd: string; argv: string[]; head: string; sleeper: number | null } {
+  const req = events.find((e): e is RequestEvent => (e as RequestEvent).type === 'request');
+  const blocks = (req!.body.messages as { content: { text: string }[] }[])[0]!.content;
+  return JSON.parse(blocks[1]!.text);
+}
+
+/** Whether a process runs: it exists and is not a zombie (Linux /proc; elsewhere, signal 0). */
+function running(pid: number): boolean {
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return true; }
+}
+
+const userEnv = {
+  ...process.env,
+  HOME: '/root',
+  ANTHROPIC_API_KEY: 'sk-ant-user-secret',
+  ANTHROPIC_BASE_URL: 'https://api.example.invalid',
+  ANTHROPIC_MODEL: 'claude-user-choice',
+  CLAUDE_CODE_USE_BEDROCK: '1',
+  CLAUDE_CONFIG_DIR: '/root/.claude',
+  CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS: '99',
+  AWS_SECRET_ACCESS_KEY: 'aws-secret',
+};
+
+describe('the child environment', () => {
+  it('is built from an allow-list: none of the user\'s ANTHROPIC_* or CLAUDE_CODE_* variables', () => {
+    const env = childEnv(userEnv, { mockUrl: 'http://127.0.0.1:1234', home: '/tmp/x/home', caseEnv: { CLAUDE_CODE_FORK_SUBAGENT: '1' } });
+    expect(env.ANTHROPIC_BASE_URL).toBe('http://127.0.0.1:1234');
+    expect(env.ANTHROPIC_API_KEY).toBe(XRAY_ENV.ANTHROPIC_API_KEY);
+    expect(env.HOME).toBe('/tmp/x/home');
+    expect(env.PATH).toBe(process.env.PATH);
+    const anthropic = Object.keys(env).filter((k) => k.startsWith('ANTHROPIC_')).sort();
+    expect(anthropic).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']);
+    const claude = Object.keys(env).filter((k) => k.startsWith('CLAUDE_')).sort();
+    expect(claude).toEqual(['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'CLAUDE_CODE_FORK_SUBAGENT']);
+    expect(env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+    expect(JSON.stringify(env)).not.toContain('secret');
+  });
+});
+
+describe('driving a client', () => {
+  it('runs it in a temp git workspace and HOME, with the clean environment, and removes both', async () => {
+    const bin = fakeClaude('claude-report', 'report');
+    const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: userEnv, timeoutMs: 30_000 });
+    expect(r.problems).toEqual([]);
+    expect(r.exitCode).toBe(0);
+    const seen = seenBy(r.trace.events);
+    // What the child really had:
+    expect(Object.keys(seen.env).filter((k) => k.startsWith('ANTHROPIC_')).sort()).toEqual(['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']);
+    expect(seen.env.ANTHROPIC_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(seen.env.ANTHROPIC_API_KEY).toBe(XRAY_ENV.ANTHROPIC_API_KEY);
+    expect(Object.keys(seen.env).filter((k) => k.startsWith('CLAUDE_CODE_'))).toEqual(['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC']);
+    for (const k of ['DISABLE_TELEMETRY', 'DISABLE_ERROR_REPORTING', 'DISABLE_AUTOUPDATER']) expect(seen.env[k]).toBe('1');
+    expect(seen.env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+    expect(seen.env.HOME).toBe(r.trace.home);
+    expect(seen.env.TMPDIR?.startsWith(r.tempDir)).toBe(true);
+    expect(seen.cwd).toBe(r.trace.cwd);
+    expect(path.dirname(seen.cwd)).toBe(r.tempDir);
+    expect(seen.head).toBe('First commit');
+    expect(seen.argv.slice(0, 1)).toEqual(['-p']);
+    expect(seen.argv.slice(2, 4)).toEqual(['--permission-mode', 'acceptEdits']);
+    expect(seen.argv[1]).toContain('[xray:delegate]');
+    expect(r.trace).toMatchObject({ source: 'claude-code', version: '9.9.9', case: 'delegate' });
+    // Nothing left behind.
+    expect(existsSync(r.tempDir)).toBe(false);
+  });
+
+  it('--keep keeps the workspace', async () => {
+    const bin = fakeClaude('claude-report-keep', 'report');
+    const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', keep: true, parentEnv: process.env, timeoutMs: 30_000 });
+    try {
+      expect(existsSync(path.join(r.trace.cwd, 'README.md'))).toBe(true);
+      expect(existsSync(path.join(r.trace.cwd, '.git'))).toBe(true);
+    } finally {
+      rmSync(r.tempDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a client that does not finish is killed with everything it started, and reported', async () => {
+    const bin = fakeClaude('claude-hang', 'hang');
+    const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: process.env, timeoutMs: 1500 });
+    expect(r.timedOut).toBe(true);
+    expect(r.problems.join('\n')).toContain('did not finish within 2 s');
+    const { sleeper } = seenBy(r.trace.events);
+    expect(typeof sleeper).toBe('number');
+    // The grandchild was in the client's process group, so it went too (a zombie nobody has
+    // reaped yet counts as gone: it runs nothing).
+    expect(running(sleeper!)).toBe(false);
+    expect(existsSync(r.tempDir)).toBe(false);
+  });
+});
+
+describe('xray on the command line', () => {
+  const io = (env: NodeJS.ProcessEnv) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env } };
+  };
+
+  it('without a binary: one line saying how to install one, exit 2', async () => {
+    const empty = mkdtempSync(path.join(scratch, 'path-'));
+    const t = io({ PATH: empty });
+    expect(await runXray([], t.io)).toBe(2);
+    expect(t.out).toEqual([]);
+    expect(t.err).toHaveLength(1);
+    expect(t.err[0]).toContain('npm install --prefix');
+    expect(t.err[0]).toContain('@anthropic-ai/claude-code');
+    const bad = io({ PATH: empty });
+    expect(await runXray(['--claude', path.join(empty, 'nope')], bad.io)).toBe(2);
+    expect(bad.err).toHaveLength(1);
+    expect(bad.err[0]).toContain('nope');
+  });
+
+  it('finds `claude` on PATH', () => {
+    const dir = mkdtempSync(path.join(scratch, 'bin-'));
+    const file = path.join(dir, 'claude');
+    writeFileSync(file, '#!/bin/sh\n');
+    chmodSync(file, 0o755);
+    expect(findClaude(undefined, { PATH: `/nonexistent${path.delimiter}${dir}` })).toBe(file);
+    expect(findClaude(undefined, { PATH: '/nonexistent' })).toBeUndefined();
+  });
+
+  it('an unknown case or option: one line, exit 2', async () => {
+    const t = io(process.env);
+    expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);
+    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills']);
+    const u = io(process.env);
+    expect(await runXray(['--frobnicate'], u.io)).toBe(2);
+    expect(u.err).toHaveLength(1);
+  });
+
+  it('prints the version it drove and the transcript', async () => {
+    const t = io(process.env);
+    const code = await runXray(['delegate', '--claude', fakeClaude('claude-cli', 'report')], t.io);
+    expect(t.err).toEqual([]);
+    expect(code).toBe(0);
+    expect(t.out[0]).toContain('Claude Code 9.9.9');
+    expect(t.out.join('\n')).toContain(`measured on ${pinnedVersion()}`);
+    expect(t.out.join('\n')).toContain('you ▸ [xray:delegate]');
+  });
+});
+
+// ---------------------------------------------------------------------------
+// With the real binary (skipped when it is not installed; CI runs xray --check itself).
+
+function realClaude(): string | undefined {
+  const given = process.env.XRAY_CLAUDE;
+  if (given) return findClaude(given);
+  const pinned = path.join('/tmp', `cc-${pinnedVersion()}`, 'node_modules', '.bin', 'claude');
+  return existsSync(pinned) ? pinned : undefined;
+}
+const real = realClaude();
+const hasStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
+
+describe.skipIf(!real)('the pinned Claude Code', () => {
+  it('delegate runs clean: every request accepted, nothing left behind', async () => {
+    const r = await driveCase({ bin: real!, version: pinnedVersion(), name: 'delegate', timeoutMs: 90_000 });
+    expect(r.problems).toEqual([]);
+    const tracks = new Set(r.trace.events.filter((e) => e.type === 'request').map((e) => e.track));
+    expect([...tracks].sort()).toEqual(['explorer', 'general', 'main']);
+    expect(existsSync(r.tempDir)).toBe(false);
+  }, 120_000);
+
+  it.skipIf(!hasStrace)('connects to loopback only (strace -f -e trace=connect)', async () => {
+    const log = path.join(scratch, 'connect.log');
+    const wrapper = path.join(scratch, 'claude-straced');
+    writeFileSync(wrapper, `#!/bin/sh\nexec strace -f -qq -e trace=connect -e signal=none -o '${log}' '${real}' "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const r = await driveCase({ bin: wrapper, version: pinnedVersion(), name: 'delegate', timeoutMs: 90_000 });
+    expect(r.problems).toEqual([]);
+    const connects = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('connect('));
+    expect(connects.length).toBeGreaterThan(0);
+    const elsewhere = connects.filter((l) => {
+      if (l.includes('AF_UNIX')) return false;
+      if (/sa_family=AF_INET,.*inet_addr\("127\./.test(l)) return false;
+      if (/sa_family=AF_INET6,.*inet_pton\(AF_INET6, "(::1|::ffff:127\.[\d.]+)"/.test(l)) return false;
+      return true;
+    });
+    expect(elsewhere).toEqual([]);
+  }, 120_000);
+});
