@@ -129,7 +129,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       //<
     });
     //> 8 loop-ledger-add
-    config.ledger.add(response.usage);
+    config.ledger.add(response.usage, config.model);   // priced at the model that answered
     //<
     messages.push({ role: 'assistant', content: response.content });
 

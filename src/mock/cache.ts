@@ -10,28 +10,74 @@ import type { Breakpoint, Usage } from './types.ts';
 import type { FlatBlock } from './tokens.ts';
 
 /**
- * Minimum cacheable prefix, in tokens, by model id prefix (first match wins).
- * From the prompt-caching docs: Opus 4.5/4.6 and Haiku 4.5 need 4096, the Haiku 3
- * family 2048, Sonnet 4.x and Opus 4/4.1 1024; the Opus 5 generation (Opus, Fable,
- * Mythos 5) 512. Reports on Opus 4.7 disagree, so it falls to the default. An unknown
- * claude- model gets 1024. Keep every model-specific number in this one table.
+ * Whether a model id is the one a table row names: the same id, or that id with a date or
+ * "-latest" after it (claude-haiku-4-5-20251001). Not a plain prefix: claude-opus-5 must not
+ * stand for claude-opus-5-5, a model with its own numbers.
+ */
+export function isModel(model: string, id: string): boolean {
+  return model === id || (model.startsWith(`${id}-`) && /^(\d{8}|latest)$/.test(model.slice(id.length + 1)));
+}
+
+/**
+ * Minimum cacheable prefix, in tokens, by model id (first match wins). Source: the Claude
+ * API's prompt-caching page (platform.claude.com/docs/en/build-with-claude/prompt-caching,
+ * "Cache limitations", as quoted in mid-2026 and checked 2026-12): 512 for Opus 5, Fable 5 and
+ * Mythos 5; 2,048 for Opus 4.7 (and Mythos Preview); 4,096 for Opus 4.6, Opus 4.5 and Haiku
+ * 4.5; 2,048 for Haiku 3.5 (and Haiku 3, on the page's earlier versions); 1,024 for Opus 4.8,
+ * Sonnet 5, Sonnet 4.6 and 4.5, Opus 4.1 and 4, Sonnet 4. The page as checked does not list
+ * the 5.5 models or Fable and Mythos 5.1: they, and any other claude- model, get the default
+ * 1,024. Keep every model-specific number in this file's two tables.
  */
 export const MIN_CACHEABLE_TOKENS: readonly (readonly [string, number])[] = [
-  ['claude-opus-4-5', 4096],
+  ['claude-opus-5', 512],
+  ['claude-fable-5', 512],
+  ['claude-mythos-5', 512],
+  ['claude-opus-4-7', 2048],
   ['claude-opus-4-6', 4096],
+  ['claude-opus-4-5', 4096],
   ['claude-haiku-4-5', 4096],
   ['claude-3-5-haiku', 2048],
   ['claude-3-haiku', 2048],
   ['claude-haiku-3', 2048],
-  ['claude-opus-5', 512],
-  ['claude-fable-5', 512],
-  ['claude-mythos-5', 512],
+  ['claude-opus-4-8', 1024],
+  ['claude-sonnet-5', 1024],
 ];
 export const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
 
 export function minCacheableTokens(model: string): number {
-  for (const [prefix, n] of MIN_CACHEABLE_TOKENS) if (model.startsWith(prefix)) return n;
+  for (const [id, n] of MIN_CACHEABLE_TOKENS) if (isModel(model, id)) return n;
   return DEFAULT_MIN_CACHEABLE_TOKENS;
+}
+
+/** A model's cache prices as multiples of its base input price, in thousandths (exact integers). */
+export interface CachePrices { write5m: number; write1h: number; read: number }
+
+/**
+ * Cache prices by model id (first match wins), for the checks that recompute the agent's
+ * cost line; the mock itself prices nothing. Source: the Claude API pricing page
+ * (platform.claude.com/docs/en/about-claude/pricing, "Model pricing") and each model's
+ * overview page, checked 2026-12: every model listed writes at 1.25× (5 minutes) and 2×
+ * (1 hour); reads cost 0.1× except on Fable 5.1 and Mythos 5.1 (0.025×) and Opus 5.5
+ * (0.05×). The agent's copy is CACHE_PRICES in src/agent/ledger.ts (a snapshot carries its
+ * own); test/prices.test.ts keeps the two equal.
+ */
+export const STANDARD_CACHE_PRICES: CachePrices = { write5m: 1250, write1h: 2000, read: 100 };
+export const CACHE_PRICES: readonly (readonly [string, CachePrices])[] = [
+  ['claude-fable-5-1', { write5m: 1250, write1h: 2000, read: 25 }],
+  ['claude-mythos-5-1', { write5m: 1250, write1h: 2000, read: 25 }],
+  ['claude-opus-5-5', { write5m: 1250, write1h: 2000, read: 50 }],
+];
+
+export function cachePrices(model: string): CachePrices {
+  for (const [id, prices] of CACHE_PRICES) if (isModel(model, id)) return prices;
+  return STANDARD_CACHE_PRICES;
+}
+
+/** One response's input side in thousandths of base input tokens, at its model's prices. */
+export function weighUsage(usage: Omit<Usage, 'output_tokens'>, model: string): number {
+  const p = cachePrices(model);
+  return usage.input_tokens * 1000 + usage.cache_creation.ephemeral_5m_input_tokens * p.write5m +
+    usage.cache_creation.ephemeral_1h_input_tokens * p.write1h + usage.cache_read_input_tokens * p.read;
 }
 
 /** How far a read looks back from each breakpoint: the breakpoint itself and the

@@ -7,6 +7,6 @@ export type { Clock, MockOptions, MockServer } from './server.ts';
 export { loadScenario, parseScenario, ScenarioError } from './scenario.ts';
 export { countTokens, flattenRequest, systemText } from './tokens.ts';
 export type { FlatBlock } from './tokens.ts';
-export { minCacheableTokens, MIN_CACHEABLE_TOKENS, DEFAULT_MIN_CACHEABLE_TOKENS, LOOKBACK_BLOCKS } from './cache.ts';
+export { minCacheableTokens, MIN_CACHEABLE_TOKENS, DEFAULT_MIN_CACHEABLE_TOKENS, LOOKBACK_BLOCKS, isModel, cachePrices, weighUsage, CACHE_PRICES, STANDARD_CACHE_PRICES, type CachePrices } from './cache.ts';
 export { route, matches } from './route.ts';
 export type * from './types.ts';

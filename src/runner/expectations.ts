@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
-import { checkForkCosts, checkForkPrefix } from './fork-checks.ts';
+import { checkForkCosts, checkForkPrefix, modelOf } from './fork-checks.ts';
+import { weighUsage } from '../mock/index.ts';
 
 export interface ExpectationResult {
   name: string;
@@ -269,9 +270,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
       `cache_write=${sum((r) => r.usage.cache_creation_input_tokens)} cache_read=${sum((r) => r.usage.cache_read_input_tokens)}`;
     if (line.trim() !== expected) return `the agent reported "${line.trim()}", the API reported "${expected}"`;
     if (exp.ledger.cost) {
-      // The documented multipliers, in hundredths so the sum is exact: 1.25 = 125, 0.1 = 10.
-      const cost = sum((r) => r.usage.input_tokens * 100 + r.usage.cache_creation.ephemeral_5m_input_tokens * 125 +
-        r.usage.cache_creation.ephemeral_1h_input_tokens * 200 + r.usage.cache_read_input_tokens * 10) / 100;
+      // Each response at its model's documented cache prices, in thousandths so the sum is exact.
+      const cost = sum((r) => weighUsage(r.usage, modelOf(events, r))) / 1000;
       const costLine = seen.terminal.split('\n').reverse().find((l) => l.startsWith('cost: '));
       if (!costLine) return 'the agent printed no "cost:" line';
       const reported = Number(/^cost: ([\d.]+) /.exec(costLine)?.[1]);

@@ -4,13 +4,20 @@
 // table is built from the usage the API reported; optionally, the children's input tokens
 // are the given numbers). Both read the mock's event log; fork_costs also the agent's output.
 
-import { flattenRequest } from '../mock/index.ts';
+import { flattenRequest, weighUsage } from '../mock/index.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../mock/types.ts';
 
 type Json = Record<string, unknown>;
 
 function requestsOf(events: MockEvent[], track: string): RequestEvent[] {
   return events.filter((e): e is RequestEvent => e.type === 'request' && e.track === track && e.path === '/v1/messages');
+}
+
+/** The model the request answered by response `r` asked for (same seq). */
+export function modelOf(events: MockEvent[], r: ResponseEvent): string {
+  const request = events.find((e): e is RequestEvent => e.type === 'request' && e.seq === r.seq);
+  if (!request) throw new Error(`no request event for response #${r.seq}`);
+  return request.model;
 }
 
 function responsesOf(events: MockEvent[], track: string): ResponseEvent[] {
@@ -109,11 +116,12 @@ export function checkForkCosts(spec: { tracks: string[]; input_each?: number; in
     const input = sum((r) => r.usage.input_tokens);
     const write = sum((r) => r.usage.cache_creation_input_tokens);
     const read = sum((r) => r.usage.cache_read_input_tokens);
-    // Hundredths of a token, as integers: 0.1 and 1.25 are exact that way.
-    const pop = input * 100 + write * 100 + read * 10;
-    const doc = sum((r) => r.usage.input_tokens * 100 + r.usage.cache_creation.ephemeral_5m_input_tokens * 125 +
-      r.usage.cache_creation.ephemeral_1h_input_tokens * 200 + r.usage.cache_read_input_tokens * 10);
-    const want = [input, write, read, Math.round(pop / 100), Math.round(doc / 100)];
+    // Thousandths of a token, as integers: 0.1, 0.025 and 1.25 are exact that way. "popular":
+    // the source documents' accounting (writes at 1×, reads at 0.1×); "doc": each model's
+    // documented cache prices (weighUsage, src/mock/cache.ts).
+    const pop = input * 1000 + write * 1000 + read * 100;
+    const doc = sum((r) => weighUsage(r.usage, modelOf(events, r)));
+    const want = [input, write, read, Math.round(pop / 1000), Math.round(doc / 1000)];
     if (got.join() !== want.join()) return `fork cost row ${i + 1} reads "${row?.trim()}"; ${track}'s usage gives ${want.join(' / ')}`;
     if (spec.input_each !== undefined && input + write + read !== spec.input_each) {
       return `${track}'s input was ${input + write + read} tokens (${input} uncached, ${write} written, ${read} read), expected ${spec.input_each}`;
@@ -123,7 +131,7 @@ export function checkForkCosts(spec: { tracks: string[]; input_each?: number; in
     plain += input + write + read;
   }
   const withFork = numbers(lines[at + 2 + tracks.length]).slice(-2);
-  if (withFork.join() !== [Math.round(popular / 100), Math.round(documented / 100)].join()) return `the "with fork" total reads "${lines[at + 2 + tracks.length]?.trim()}"`;
+  if (withFork.join() !== [Math.round(popular / 1000), Math.round(documented / 1000)].join()) return `the "with fork" total reads "${lines[at + 2 + tracks.length]?.trim()}"`;
   const without = numbers(lines[at + 3 + tracks.length]).slice(-2);
   if (without.join() !== [plain, plain].join()) return `the "without fork" total reads "${lines[at + 3 + tracks.length]?.trim()}"; every token at the base price is ${plain}`;
   if (spec.input_total !== undefined && plain !== spec.input_total) return `the children's input tokens add up to ${plain}, expected ${spec.input_total}`;

@@ -215,9 +215,13 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'this.cacheRead += usage.cache_read_input_tokens ?? 0;',
     replace: 'this.cacheRead += usage.cache_creation_input_tokens ?? 0;',
     breaks: 'the ledger adds each usage field to its own counter' },
+  { id: 'one-price-for-every-model', chapter: 8, caughtBy: 'newer-model', file: 'ledger.ts',
+    find: 'this.weighed += weigh(usage, cachePrices(model));',
+    replace: 'this.weighed += weigh(usage, STANDARD_CACHE_PRICES);',
+    breaks: "each response is priced at its own model's cache prices" },
   { id: 'reads-billed-full-price', chapter: 8, caughtBy: 'demo', file: 'ledger.ts',
-    find: 'this.cacheRead * 10) / 100',
-    replace: 'this.cacheRead * 100) / 100',
+    find: '(usage.cache_read_input_tokens ?? 0) * prices.read',
+    replace: '(usage.cache_read_input_tokens ?? 0) * 1000',
     breaks: 'cache reads cost a tenth of an input token' },
 
   // Chapter 9 · skills

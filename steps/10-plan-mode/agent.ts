@@ -50,7 +50,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       // The same bytes as before, plus cache_control markers on copies: see cache.ts.
       ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),
     });
-    config.ledger.add(response.usage);
+    config.ledger.add(response.usage, config.model);   // priced at the model that answered
     messages.push({ role: 'assistant', content: response.content });
 
     const calls: Anthropic.ToolUseBlock[] = [];
