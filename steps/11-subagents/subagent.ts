@@ -38,7 +38,8 @@ export const AGENT_TYPES: Record<string, AgentType> = {
   explore: {
     description: 'Fast read-only search: find files, definitions, usages. Cannot change anything.',
     // No shell and no writes: destructive commands are impossible by construction,
-    // which is stronger than asking nicely in the prompt.
+    // which is stronger than asking nicely in the prompt. This series' own design: Claude
+    // Code's Explore keeps Bash (measured on 2.1.328; the v2.1.88 source has it too).
     tools: READ_ONLY,
     model: 'claude-haiku-4-5',
     systemPrompt: 'You are an explore sub-agent: a fast, read-only code searcher. Use read_file, list_files and grep_search to answer the task, then reply with a short, factual report. You cannot modify files or run commands.',
