@@ -7,18 +7,20 @@
 //   npm run bench                 every written chapter, 7 runs each, plus npm test once
 //   npm run bench -- 11 --runs 15 one chapter, more runs
 //   npm run bench -- --no-suite   skip the test suite
+//   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
+//                                 or `claude` on PATH); skipped when there is none, or with --no-xray
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import minimist from 'minimist';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help'], default: { suite: true, runs: 7 } });
+const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help', 'xray'], string: ['claude'], default: { suite: true, xray: true, runs: 7 } });
 if (args.help) {
-  console.log('Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite]');
+  console.log('Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]');
   process.exit(0);
 }
 const runs = Number(args.runs);
@@ -93,4 +95,14 @@ if (waiting.length > 0) {
 if (args.suite) {
   const m = measure(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['test', '--silent'], 1);
   console.log(`npm test                         ${(m.wall / 1000).toFixed(1).padStart(6)} s`);
+}
+if (args.xray) {
+  // One full x-ray (every case, the real binary against the mock): it takes seconds, so once.
+  const which = (name) => (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, name)).find((f) => { try { return statSync(f).isFile(); } catch { return false; } });
+  const claude = args.claude || process.env.XRAY_CLAUDE || which('claude');
+  if (!claude) console.log('xray                                  skipped: no Claude Code (--claude PATH, XRAY_CLAUDE, or claude on PATH)');
+  else {
+    const m = measure(process.execPath, ['steps/run.mjs', 'xray', '--claude', claude], 1);
+    console.log(`node steps/run.mjs xray (all cases) ${(m.wall / 1000).toFixed(1).padStart(6)} s`);
+  }
 }

@@ -8,8 +8,10 @@
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
-import { XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
+import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
 import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
+import { SERIES_RUNS, checkFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
+import { ROOT } from '../runner/scenarios.ts';
 import type { XrayCase } from './trace.ts';
 
 export const XRAY_HELP = `Usage: node steps/run.mjs xray [CASE] [options]
@@ -90,36 +92,68 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   if (io.cleanupOnSignal) installCleanupHandlers();
   const results: DriveResult[] = [];
   for (const name of cases) {
-    const r = await driveCase({ bin, version, name, keep: args.keep, parentEnv: io.env });
-    results.push(r);
-    if (!args.json) printCase(r, c, io, { full: args.full, keep: args.keep });
+    for (const scenario of CASE_SCENARIOS[name]) {
+      const r = await driveCase({ bin, version, name, scenario, keep: args.keep, parentEnv: io.env });
+      results.push(r);
+      if (!args.json) printCase(r, c, io, { full: args.full, keep: args.keep });
+    }
   }
 
   const allEvents = results.flatMap((r) => r.trace.events);
   const unmodelled = unmodelledSummary(allEvents);
   const problems = results.flatMap((r) => r.problems);
+
+  // The facts: Claude Code's from these runs, the series' from the chapters' own runs of
+  // the same moves, through the same analysis.
+  const chapters = [...new Set(SERIES_RUNS.filter((s) => s.cases.some((c) => cases.includes(c))).map((s) => s.chapter))];
+  const rows: FactRow[] = await factRows(results.map((r) => r.trace), { chapters });
+  const factProblems = args.check ? factsDisagreeing(rows, cases) : [];
+
   if (args.json) {
     io.out(JSON.stringify({
       claude: { version, pinned, binary: bin },
       cases: results.map((r) => ({
-        case: r.trace.case, ok: r.problems.length === 0, problems: r.problems, exit_code: r.exitCode, timed_out: r.timedOut,
+        case: r.trace.case, scenario: r.scenario, ok: r.problems.length === 0, problems: r.problems, exit_code: r.exitCode, timed_out: r.timedOut,
         ms: Math.round(r.ms), requests: r.trace.events.filter((e) => e.type === 'request').length,
         ...(args.keep && { kept: r.tempDir }),
       })),
       unmodelled, betas: betasSeen(allEvents),
+      facts: rows,
+      ...(args.check && { check: { facts_file: path.relative(ROOT, factsFilePath(ROOT)), problems: factProblems } }),
     }, null, 2));
   } else {
+    io.out('');
+    for (const l of renderFactTable(rows, c, Math.max(100, Math.min(io.width ?? 118, 160)))) io.out(l);
     io.out('');
     io.out(c.bold('Accepted without being modelled') + c.dim(' (fields the mock took on trust; requests carrying each):'));
     io.out(unmodelled.length === 0 ? '  (none)' : `  ${unmodelled.map((u) => `${u.field} ×${u.requests}`).join(', ')}`);
     io.out(c.dim(`  anthropic-beta: ${betasSeen(allEvents).join(', ') || '(none)'}`));
     io.out('');
     for (const p of problems) io.out(c.red(`✖ ${p}`));
+    if (args.check) {
+      for (const p of factProblems) io.out(c.red(`✖ fact ${p}`));
+      if (factProblems.length === 0) io.out(c.green(`✔ every fact measured agrees with ${path.relative(ROOT, factsFilePath(ROOT))}`));
+    }
     const ms = results.reduce((n, r) => n + r.ms, 0);
-    io.out(`${problems.length === 0 ? c.green.bold('CLEAN') : c.red.bold('PROBLEMS')} ${results.length} case${results.length === 1 ? '' : 's'} · ` +
+    const bad = problems.length + factProblems.length;
+    io.out(`${bad === 0 ? c.green.bold(args.check ? 'PASS' : 'CLEAN') : c.red.bold(args.check ? 'FAIL' : 'PROBLEMS')} ${results.length} case${results.length === 1 ? '' : 's'} · ` +
       `${allEvents.filter((e) => e.type === 'request').length} requests · ${(ms / 1000).toFixed(1)} s`);
   }
-  return problems.length === 0 ? 0 : 1;
+  return problems.length === 0 && factProblems.length === 0 ? 0 : 1;
+}
+
+/**
+ * --check: the facts that disagree with the pinned file. A run of some cases only is
+ * held to the facts those cases measure: a fact the file took from another case is not
+ * "missing" from it.
+ */
+function factsDisagreeing(rows: FactRow[], cases: readonly XrayCase[]): string[] {
+  const file = factsFilePath(ROOT);
+  const lines = checkFacts(rows, file);
+  if (cases.length === XRAY_CASES.length) return lines;
+  const pinned = readFactsFile(file);
+  const elsewhere = Object.entries(pinned.facts).filter(([, f]) => f.case !== undefined && !cases.includes(f.case as XrayCase)).map(([id]) => id);
+  return lines.filter((l) => !elsewhere.some((id) => l.startsWith(`${id}: `)));
 }
 
 function parseCase(text: string): XrayCase {
@@ -129,7 +163,7 @@ function parseCase(text: string): XrayCase {
 
 function printCase(r: DriveResult, c: ChalkInstance, io: XrayIo, o: { full?: boolean; keep?: boolean }): void {
   io.out('');
-  io.out(c.bold(`Case ${r.trace.case}`) + c.dim(`  —  scenarios/xray/${r.trace.case}.json, ${(r.ms / 1000).toFixed(1)} s, exit ${r.timedOut ? 'timeout' : r.exitCode}`));
+  io.out(c.bold(`Case ${r.trace.case}${r.scenario !== r.trace.case ? ` (${r.scenario})` : ''}`) + c.dim(`  —  scenarios/xray/${r.scenario}.json, ${(r.ms / 1000).toFixed(1)} s, exit ${r.timedOut ? 'timeout' : r.exitCode}`));
   io.out('');
   for (const l of renderXrayTranscript(r.trace.events, { color: c, full: o.full, width: io.width, paths: r.trace })) io.out(l);
   if (o.keep) io.out(c.dim(`kept: ${r.tempDir} (work/, home/)`));

@@ -7,7 +7,7 @@
 // prints nothing (cli.ts does).
 
 import { spawn, execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, accessSync, constants } from 'node:fs';
+import { existsSync, rmSync, statSync, accessSync, constants } from 'node:fs';
 import { mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,13 +16,23 @@ import { checkExpectations, type ExpectationResult } from '../runner/expectation
 import { ROOT, loadScenarioFile } from '../runner/scenarios.ts';
 import { writeTree } from '../runner/run-chapter.ts';
 import type { XrayCase, XrayTrace } from './trace.ts';
+import { pinnedVersion as pinnedIn } from './facts-file.ts';
 
 export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills'];
 
 /** The Claude Code release the project is measured against: xray/PINNED, one line. */
 export function pinnedVersion(root = ROOT): string {
-  return readFileSync(path.join(root, 'xray', 'PINNED'), 'utf8').trim();
+  return pinnedIn(root);
 }
+
+/**
+ * The scenarios of a case, each one run of the binary: one, except where two settings must
+ * not share a run (a concurrency cap and a depth cap would blur which one removed what).
+ */
+export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
+  delegate: ['delegate'], fork: ['fork'], 'fork-seed': ['fork-seed'], guard: ['guard'],
+  limits: ['limits', 'limits-depth'], skills: ['skills'],
+};
 
 export function xrayScenarioFile(name: string, root = ROOT): string {
   return path.join(root, 'scenarios', 'xray', `${name}.json`);
@@ -127,6 +137,8 @@ export function childEnv(parent: NodeJS.ProcessEnv, o: { mockUrl: string; home: 
 
 export interface DriveResult {
   trace: XrayTrace;
+  /** The scenario that ran (scenarios/xray/NAME.json). */
+  scenario: string;
   /** What went wrong, one line each: scenario failures, a 400 the case did not script,
    *  a timeout, a non-zero exit, an expectation of the case that did not hold. [] = clean. */
   problems: string[];
@@ -144,6 +156,8 @@ export interface DriveOptions {
   bin: string;
   version: string;
   name: XrayCase;
+  /** Which of the case's scenarios (CASE_SCENARIOS); default the case's first. */
+  scenario?: string;
   /** Kill the binary's process group after this long (default 90 s). */
   timeoutMs?: number;
   keep?: boolean;
@@ -222,7 +236,9 @@ export function unscriptedRejections(events: readonly MockEvent[]): string[] {
 /** Runs one case. Never throws for what the binary does; throws for a broken case file. */
 export async function driveCase(o: DriveOptions): Promise<DriveResult> {
   const started = performance.now();
-  const scenario = await loadScenarioFile(xrayScenarioFile(o.name));
+  const scenarioName = o.scenario ?? CASE_SCENARIOS[o.name][0]!;
+  if (!CASE_SCENARIOS[o.name].includes(scenarioName)) throw new Error(`case ${o.name} has no scenario "${scenarioName}" (it has ${CASE_SCENARIOS[o.name].join(', ')})`);
+  const scenario = await loadScenarioFile(xrayScenarioFile(scenarioName));
   checkCase(scenario);
   const scratch = process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : tmpdir();
   const tempDir = await mkdtemp(path.join(scratch, 'subagents-xray-'));
@@ -266,8 +282,8 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       // Whatever the binary left running in its group (a background shell) goes with it.
       killGroup(child.pid, 'SIGKILL');
       entry.pid = undefined;
-      if (timedOut) problems.push(`${o.name}: Claude Code did not finish within ${Math.round(timeoutMs / 1000)} s (killed)`);
-      else if (exitCode !== 0 && exitCode !== null) problems.push(`${o.name}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
+      if (timedOut) problems.push(`${scenarioName}: Claude Code did not finish within ${Math.round(timeoutMs / 1000)} s (killed)`);
+      else if (exitCode !== 0 && exitCode !== null) problems.push(`${scenarioName}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
     } finally {
       killGroup(entry.pid, 'SIGKILL');
       await mock?.close();
@@ -275,10 +291,13 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     const events = mock?.events ?? [];
     problems.push(...(mock?.failures ?? []), ...unscriptedRejections(events));
     const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
-    for (const e of expectations) if (!e.ok) problems.push(`${o.name}: ${e.name}: ${e.detail}`);
+    for (const e of expectations) if (!e.ok) problems.push(`${scenarioName}: ${e.name}: ${e.detail}`);
     return {
-      trace: { source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home },
-      problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
+      trace: {
+        source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home,
+        env: { ...scenario.env }, files: { ...scenario.files }, homeFiles: { ...scenario.home_files },
+      },
+      scenario: scenarioName, problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
     };
   } finally {
     if (!o.keep) rmSync(tempDir, { recursive: true, force: true });

@@ -80,8 +80,9 @@ function textLines(text: string, max: number, full: boolean): { lines: string[];
   if (at === 0) return { lines: [flat(text, max)], own: true };
   if (at < 0) return { lines: theirs(text, max, full), own: false };
   // Claude Code's framing, then the case's text (a fork child's boilerplate and directive).
-  const [head, ...rest] = theirs(text.slice(0, at), Math.floor(max / 2), full);
-  return { lines: [`${head} + ${flat(text.slice(at), max - Math.floor(max / 2) - 20)}`, ...rest], own: true };
+  const budget = Math.min(30, Math.floor(max / 3));
+  const [head, ...rest] = theirs(text.slice(0, at), budget, full);
+  return { lines: [`${head} + ${flat(text.slice(at), Math.max(20, max - budget - 24))}`, ...rest], own: true };
 }
 
 /** How deep each track sits: main 0, a track started by a call of track T one deeper than T. */
