@@ -69,6 +69,12 @@ describe("the series' facts", () => {
     expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
   });
 
+  it("chapter 9's precedence case: of two same-name skills, the body that reached the model is the personal one", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'skills.precedence')).toBe('the personal one (~/.claude/skills)');
+    expect(facts.find((f) => f.id === 'skills.precedence')?.version).toBe('chapter 9');
+  });
+
   it('every fact has a title, and a fact no run showed says so', () => {
     const none = extractFacts([]);
     expect(none.map((f) => f.id)).toEqual(FACT_TITLES.map((t) => t.id));
@@ -228,5 +234,15 @@ describe('docs quote the facts file', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+
+  it('chapters 11 to 14 quote a fact and link the x-ray page; so do the README and the docs index', async () => {
+    for (const name of ['11-subagents', '12-fork-subagents', '13-parallel-limits', '14-custom-agents']) {
+      const text = await readFile(path.join(ROOT, 'docs', `${name}.md`), 'utf8');
+      expect(text, name).toMatch(/<!-- xray: [a-z.-]+ -->/);
+      expect(text, name).toContain('](xray.md)');
+    }
+    expect(await readFile(path.join(ROOT, 'README.md'), 'utf8')).toContain('](docs/xray.md)');
+    expect(await readFile(path.join(ROOT, 'docs', 'README.md'), 'utf8')).toContain('](xray.md)');
   });
 });
