@@ -70,6 +70,25 @@ function loadBundle(file) {
 }
 
 /**
+ * Resolves once this process has no child process left (Linux: read from /proc; elsewhere
+ * at once), or after `ms`. A child that exits while this process waits is reaped by Node,
+ * so it cannot linger as a zombie after this process is gone.
+ */
+async function childrenGone(ms) {
+  if (process.platform !== 'linux' || !existsSync('/proc/self/stat')) return;
+  const ppidOf = (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch { return -1; }
+  };
+  const end = Date.now() + ms;
+  while (readdirSync('/proc').some((p) => /^\d+$/.test(p) && ppidOf(p) === process.pid) && Date.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
  * Build once per source state. Returns loaders: `cli()` for the runner's exports, and
  * `chapter(folder)`: for a snapshot folder whose files are unchanged, a function that
  * loads that chapter's compiled main.ts (undefined for any other folder).
@@ -95,20 +114,38 @@ export async function compiled(root) {
   if (!existsSync(path.join(dir, 'cli.cjs'))) {
     // Build beside the final folder, then rename: two runs building at once never see half a cache.
     const scratch = `${dir}.${process.pid}.tmp`;
-    const { build } = await import('esbuild');   // only on a miss: loading it costs time too
+    const esbuild = await import('esbuild');   // only on a miss: loading it costs time too
     const entryPoints = { cli: path.join(root, 'src', 'runner', 'cli.ts') };
     for (const name of snapshots) entryPoints[`chapter-${name}`] = path.join(root, 'steps', name, 'main.ts');
-    await build({
-      entryPoints, outdir: scratch, bundle: true, format: 'cjs', platform: 'node', target: 'node20',
-      outExtension: { '.js': '.cjs' }, logLevel: 'silent',
-      // A CommonJS bundle has no import.meta; the code only ever asks for its own URL.
-      define: { 'import.meta.url': '__bundleUrl' },
-      banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-    });
+    // Interrupted (Ctrl-C) while building: no half-built folder and no esbuild process is
+    // left behind. esbuild's build runs in a service process that would outlive this one by
+    // a moment (a zombie where nothing reaps orphans): it is stopped, and waited for, after
+    // the build too.
+    const signals = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+    let signalled = false;
+    const interrupted = (signal) => {
+      signalled = true;
+      rmSync(scratch, { recursive: true, force: true });
+      void esbuild.stop().then(() => childrenGone(1000)).finally(() => process.exit(signals[signal]));
+    };
+    for (const s of Object.keys(signals)) process.on(s, interrupted);
     try {
+      await esbuild.build({
+        entryPoints, outdir: scratch, bundle: true, format: 'cjs', platform: 'node', target: 'node20',
+        outExtension: { '.js': '.cjs' }, logLevel: 'silent',
+        // A CommonJS bundle has no import.meta; the code only ever asks for its own URL.
+        define: { 'import.meta.url': '__bundleUrl' },
+        banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+      });
       renameSync(scratch, dir);
-    } catch {
-      rmSync(scratch, { recursive: true, force: true });   // another run got there first: use its copy
+    } catch (err) {
+      if (signalled) await new Promise(() => {});   // the handler ends the process
+      rmSync(scratch, { recursive: true, force: true });   // a failed build, or another run got there first (use its copy)
+      if (!existsSync(path.join(dir, 'cli.cjs'))) throw err;
+    } finally {
+      for (const s of Object.keys(signals)) process.off(s, interrupted);
+      await esbuild.stop();
+      await childrenGone(1000);
     }
     // Older builds are dead weight once nothing can still be using them (give a running
     // process ten minutes), and leftovers of interrupted builds likewise.

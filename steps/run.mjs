@@ -82,5 +82,9 @@ process.stdout.on('error', (err) => {
   process.stdout.write = () => true;
 });
 
-const { main } = await runner();
+// Ctrl-C, SIGTERM, a crash: the temp folders, worktrees and child processes a run made are
+// removed on the way out (src/runner/cleanup.ts).
+const { main, installExitHandlers, finish } = await runner();
+installExitHandlers();
 process.exitCode = await main(process.argv.slice(2));
+await finish();

@@ -5,7 +5,7 @@
 export { startMock, ERROR_TYPES } from './server.ts';
 export type { Clock, MockOptions, MockServer } from './server.ts';
 export { loadScenario, parseScenario, ScenarioError } from './scenario.ts';
-export { countTokens, flattenRequest, systemText } from './tokens.ts';
+export { countTokens, flattenRequest, systemText, type CountAs } from './tokens.ts';
 export type { FlatBlock } from './tokens.ts';
 export { minCacheableTokens, MIN_CACHEABLE_TOKENS, DEFAULT_MIN_CACHEABLE_TOKENS, LOOKBACK_BLOCKS, isModel, cachePrices, weighUsage, CACHE_PRICES, STANDARD_CACHE_PRICES, type CachePrices } from './cache.ts';
 export { route, matches } from './route.ts';

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { PromptCache, breakpointsOf } from './cache.ts';
 import { messageId, requestId, toolUseId } from './ids.ts';
 import { describeRequest, route } from './route.ts';
-import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText } from './tokens.ts';
+import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText, type CountAs } from './tokens.ts';
 import type { ErrorEvent, MockEvent, RequestEvent, ResponseEvent, Scenario, Turn, Usage } from './types.ts';
 import { betasOf, unmodelledFields, validateRequest } from './validate.ts';
 
@@ -33,6 +33,8 @@ export interface MockOptions {
   port?: number;
   /** Called with each event as it is logged (the CLI prints them live). */
   onEvent?: (event: MockEvent) => void;
+  /** Strings the token rule counts as others (see CountAs in tokens.ts): the runner's temp folder. */
+  countAs?: CountAs;
 }
 
 export interface MockServer {
@@ -151,7 +153,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   const requestEvent = (
     s: number, time: number, path: string, body: Json, track: string | null, turn: number | null,
   ): RequestEvent => {
-    const breakpoints = breakpointsOf(flattenRequest(body));
+    const breakpoints = breakpointsOf(flattenRequest(body, opts.countAs));
     const w = wire.get(s);
     const unmodelled = unmodelledFields(body);
     return {
@@ -241,8 +243,8 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
 
     const content = buildContent(turn, body, track, turnIdx);
-    const outcome = cache.apply(model, flattenRequest(body), arrival, start, true);
-    const usage: Usage = { ...outcome.usage, output_tokens: turn.usage?.output_tokens ?? outputTokens(content) };
+    const outcome = cache.apply(model, flattenRequest(body, opts.countAs), arrival, start, true);
+    const usage: Usage = { ...outcome.usage, output_tokens: turn.usage?.output_tokens ?? outputTokens(content, opts.countAs) };
     const stopReason = turn.stop_reason ?? (turn.tool_calls && turn.tool_calls.length > 0 ? 'tool_use' : 'end_turn');
     const id = messageId(file, track, turnIdx);
 
@@ -371,7 +373,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
 
     if (isCount) {
       // Counted, never routed, never cached: no turn is used.
-      const total = flattenRequest(body).reduce((n, b) => n + b.tokens, 0);
+      const total = flattenRequest(body, opts.countAs).reduce((n, b) => n + b.tokens, 0);
       log(requestEvent(s, arrival, path, body, null, null));
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': rid });
       res.end(JSON.stringify({ input_tokens: total }));

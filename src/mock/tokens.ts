@@ -148,16 +148,35 @@ export function mergeMessages(messages: unknown[]): MergedMessage[] {
   return out;
 }
 
+/**
+ * Machine-specific strings the rule counts as others: `{ path, as }` counts every
+ * occurrence of `path` as if it were `as`, in tokens and in the bytes the cache keys and
+ * the transcripts measure. The runner uses it for the run's temp folder, which is in the
+ * system prompt (chapter 3 on): counted as if it lay in /tmp, a scripted run counts the
+ * same wherever TMPDIR points. The request itself is never rewritten.
+ */
+export type CountAs = readonly { path: string; as: string }[];
+
+function rewriter(countAs: CountAs | undefined): (text: string) => string {
+  const rules = (countAs ?? []).filter((r) => r.path !== '' && r.path !== r.as);
+  if (rules.length === 0) return (text) => text;
+  return (text) => rules.reduce((t, r) => (t.includes(r.path) ? t.split(r.path).join(r.as) : t), text);
+}
+
 // The same parsed body is flattened several times (the mock's breakpoints and its cache,
 // then the runner's fork checks and --trace), and a 48,500-token body costs milliseconds
 // each time: the result is kept per body object. Bodies are never changed once parsed.
+// The mock that received a body flattens it first, with its `countAs` rule; whoever asks
+// later (the runner's checks, the transcript) gets that same result.
 const flattened = new WeakMap<object, readonly FlatBlock[]>();
 
 /** The request as the ordered block list the token rule and the cache model use:
  *  tools, then system blocks, then every content block of every (merged) message. */
-export function flattenRequest(body: Json): readonly FlatBlock[] {
+export function flattenRequest(body: Json, countAs?: CountAs): readonly FlatBlock[] {
   const known = flattened.get(body);
   if (known) return known;
+  const as = rewriter(countAs);
+  const tokensOf = (text: string) => countTokens(as(text));
   const out: FlatBlock[] = [];
   if (Array.isArray(body.tools)) {
     body.tools.forEach((t, i) => {
@@ -165,22 +184,22 @@ export function flattenRequest(body: Json): readonly FlatBlock[] {
       const text = JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
       out.push({
         where: `tools[${i}]`,
-        canonical: 'T' + JSON.stringify(stripCacheControl(tool)),
-        tokens: countTokens(text),
+        canonical: as('T' + JSON.stringify(stripCacheControl(tool))),
+        tokens: tokensOf(text),
         cache: readCacheControl(tool.cache_control),
       });
     });
   }
   if (typeof body.system === 'string') {
     if (body.system.length > 0) {
-      out.push({ where: 'system', canonical: 'S' + JSON.stringify({ type: 'text', text: body.system }), tokens: countTokens(body.system) });
+      out.push({ where: 'system', canonical: as('S' + JSON.stringify({ type: 'text', text: body.system })), tokens: tokensOf(body.system) });
     }
   } else if (Array.isArray(body.system)) {
     body.system.forEach((b, i) => {
       out.push({
         where: `system[${i}]`,
-        canonical: 'S' + JSON.stringify(stripCacheControl(b)),
-        tokens: countTokens(blockText(b)),
+        canonical: as('S' + JSON.stringify(stripCacheControl(b))),
+        tokens: tokensOf(blockText(b)),
         cache: blockCache(b),
       });
     });
@@ -193,8 +212,8 @@ export function flattenRequest(body: Json): readonly FlatBlock[] {
         const head = `M${mi}:${m.role}:${bi}:`;
         out.push({
           where,
-          canonical: head + JSON.stringify(stripCacheControl(block)),
-          tokens: countTokens(blockText(block)),
+          canonical: as(head + JSON.stringify(stripCacheControl(block))),
+          tokens: tokensOf(blockText(block)),
           cache: blockCache(block),
         });
       });
@@ -220,8 +239,9 @@ export function systemText(system: unknown): string {
 }
 
 /** Output tokens of a response: the same rule over its content blocks, at least 1. */
-export function outputTokens(content: unknown[]): number {
+export function outputTokens(content: unknown[], countAs?: CountAs): number {
+  const as = rewriter(countAs);
   let n = 0;
-  for (const b of content) n += countTokens(blockText(b));
+  for (const b of content) n += countTokens(as(blockText(b)));
   return Math.max(1, n);
 }

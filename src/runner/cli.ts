@@ -12,6 +12,10 @@ import { runChapter, oneLine, type RunResult } from './run-chapter.ts';
 import { colorDiff } from './diff-color.ts';
 import { UsageError } from './usage-error.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
+import { SetupError } from './cleanup.ts';
+
+// steps/run.mjs installs the signal and crash handlers from here (src/runner/cleanup.ts).
+export { installExitHandlers, finish } from './cleanup.ts';
 
 
 const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'repl', 'watch', 'gen', 'selfcheck', 'help', 'latency'];
@@ -123,7 +127,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv, c);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ScenarioError) {
+    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof SetupError) {
       console.error(`${err.message}`);
       return 2;
     }

@@ -125,7 +125,7 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
   const files = o.scenarios ?? casesOf(ch).map((name) => scenarioFile(ch, name));
   if (o.watch) {
     const { watchExercise } = await import('./watch.ts');
-    return watchExercise(dir, async () => checkOnce(ch, dir, files, print, c));
+    return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
   }
   if (o.json) {
     const verdicts = await gradeExercise(ch, dir, files, true);

@@ -8,14 +8,14 @@
 // own SDK client; the watch only looks at what that client's fetch calls returned.
 
 import path from 'node:path';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
-import { tmpdir } from 'node:os';
 import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { writeTree, loadChapterModule, oneLine } from './run-chapter.ts';
+import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
 
 /** One request as the wire saw it: the URL, and how it ended when it did not end well. */
 interface WireFailure { url: string; cause: string }
@@ -103,7 +103,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
     return 2;
   }
   const baseURL = process.env.ANTHROPIC_BASE_URL || undefined;
-  const temp = await mkdtemp(path.join(tmpdir(), 'subagents-live-'));
+  const temp = await makeTempDir('subagents-live-');   // removed at exit, even on Ctrl-C
   const wire = watchFetch();
   let failed: string | undefined;
   try {
@@ -136,10 +136,12 @@ export async function runLive(o: LiveOptions): Promise<number> {
   } finally {
     wire.restore();
     // From chapter 4 the agent saves its session in the workspace: say what becomes of it.
-    if (o.keep) console.log(`workspace kept at ${temp}`);
+    stopProcessesIn(temp);   // a shell command the agent ran may have left something running there
+    if (o.keep) { release(temp); console.log(`workspace kept at ${temp}`); }
     else {
       const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
       await rm(temp, { recursive: true, force: true });
+      release(temp);
       console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);
     }
   }

@@ -15,11 +15,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
+import { onExit } from './cleanup.ts';
 
 /** What esbuild reports for a file it cannot parse (only the fields used here). */
 interface BuildFailure { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }
 
 const loaded = new Map<string, unknown>();
+let stopping: (() => void) | undefined;
 
 /** A key for the folder's current code: its .ts files' names and contents. */
 function codeKey(dir: string): string {
@@ -42,6 +44,9 @@ export async function loadFolder(dir: string): Promise<unknown> {
   // esbuild's JavaScript API is CommonJS; require keeps this file loadable from the
   // compiled runner too, which is a script and cannot import() on its own.
   const esbuild = require('esbuild') as typeof import('esbuild');
+  // esbuild builds in a service process it keeps for the next build: stopped when this
+  // process ends, so that it does not outlive it (src/runner/cleanup.ts).
+  if (!stopping) stopping = onExit(() => esbuild.stop());
   let code: string;
   try {
     const out = await esbuild.build({

@@ -11,13 +11,13 @@
 // bin.ts sends them; only the host (workspace, mock URL, terminal) is the runner's.
 
 import path from 'node:path';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { writeTree, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
+import { makeTempDir, release, stopProcessesIn, onExit } from './cleanup.ts';
 
 export interface ReplOptions {
   chapter: Chapter;
@@ -39,8 +39,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     return 2;
   }
   const tty = process.stdin.isTTY === true;
-  const temp = await mkdtemp(path.join(tmpdir(), 'subagents-repl-'));
+  const temp = await makeTempDir('subagents-repl-');   // removed at exit, even on Ctrl-C
   const mock = await startMock({ scenario: o.scenario, latencyScale: o.latencyScale });
+  const closeMock = onExit(() => mock.close());
   // One reader for everything typed: prompts and permission answers.
   const rl = createInterface({ input: process.stdin, output: tty ? process.stdout : undefined, terminal: tty });
   const queue: string[] = [];
@@ -48,11 +49,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   let closed = false;
   rl.on('line', (line) => { const w = waiting.shift(); if (w) w(line); else queue.push(line); });
   rl.on('close', () => { closed = true; for (const w of waiting.splice(0)) w(undefined); });
-  // Ctrl-C ends the session like Ctrl-D, so the workspace is still removed.
-  const interrupt = () => rl.close();
-  rl.on('SIGINT', interrupt);
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  // Ctrl-C at the prompt ends the session like Ctrl-D. (Elsewhere, and from a pipe, the
+  // signal goes to cleanup.ts's handlers: the mock is closed, the workspace removed.)
+  rl.on('SIGINT', () => rl.close());
   const next = (prompt: string): Promise<string | undefined> => {
     process.stdout.write(prompt);
     if (queue.length > 0) return Promise.resolve(echo(queue.shift()!));
@@ -103,11 +102,12 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await next(`Allow ${q.summary ?? q.tool}? [y/N] `))?.trim() ?? ''),
     });
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
     rl.close();
+    closeMock();
     await mock.close();
+    stopProcessesIn(temp);
     await rm(temp, { recursive: true, force: true });
+    release(temp);
   }
   console.log('(the temporary workspace, saved session included, is removed now)');
   return 0;

@@ -3,11 +3,10 @@
 // and the verdict on each expectation. The CLI, the tests and the exercise checker
 // all go through here, so they can never disagree about what "passing" means.
 
-import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
-import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
+import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
+import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { loadFolder } from './load-folder.ts';
 
@@ -75,13 +74,17 @@ export async function writeTree(base: string, files: Record<string, string> | un
 }
 
 /**
- * Where run workspaces go. The workspace path is part of the agent's system prompt
- * (chapter 3 on), so its length changes token counts; /tmp gives the same length on
- * Linux and macOS (where the usual temp folder is a long per-user path), which keeps
- * the docs' transcripts and chapter 12's exact figures the same there.
+ * The workspace path is part of the agent's system prompt (chapter 3 on), so its length
+ * changes token counts, and the temp folder a run makes it in is wherever TMPDIR points
+ * (on macOS a long per-user path). The agent is told the real path; the mock counts the
+ * run's folder as if it lay in /tmp, so the docs' transcripts and chapter 12's exact
+ * figures read the same on every machine. The requests are never rewritten: the event
+ * log holds what really went over the wire.
  */
-function scratchRoot(): string {
-  return process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : tmpdir();
+export const SCRIPTED_TEMP_ROOT = '/tmp';
+
+export function countedAsScripted(tempDir: string): CountAs {
+  return [{ path: tempDir, as: path.posix.join(SCRIPTED_TEMP_ROOT, path.basename(tempDir)) }];
 }
 
 /**
@@ -94,13 +97,24 @@ export const SCRIPTED_PLATFORM = 'linux';
 
 export async function runChapter(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const tempDir = await mkdtemp(path.join(scratchRoot(), 'subagents-run-'));
+  const tempDir = await makeTempDir('subagents-run-');
+  try {
+    return await runIn(tempDir, opts, started);
+  } finally {
+    // A shell command the agent ran may have left something running in the workspace.
+    stopProcessesIn(tempDir);
+    if (!opts.keep) await rm(tempDir, { recursive: true, force: true });
+    release(tempDir);
+  }
+}
+
+async function runIn(tempDir: string, opts: RunOptions, started: number): Promise<RunResult> {
   const workspace = path.join(tempDir, 'work');
   const home = path.join(tempDir, 'home');
   await mkdir(workspace);
   await mkdir(home);
   let output = '';
-  const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile });
+  const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile, countAs: countedAsScripted(tempDir) });
   let crash: string | undefined;
   let loadedAs: string | undefined;
   // Permission prompts (chapter 6 on) are answered from the scenario's `answers`, in order.
@@ -142,15 +156,11 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   } finally {
     await mock.close();
   }
-  try {
-    for (const a of answers) problems.push(`the scenario's answer for ${a.tool} (allow: ${a.allow}) was never asked for`);
-    const failures = [...mock.failures, ...problems];
-    const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
-    const ok = !crash && failures.length === 0 && expectations.every((e) => e.ok);
-    return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs };
-  } finally {
-    if (!opts.keep) await rm(tempDir, { recursive: true, force: true });
-  }
+  for (const a of answers) problems.push(`the scenario's answer for ${a.tool} (allow: ${a.allow}) was never asked for`);
+  const failures = [...mock.failures, ...problems];
+  const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
+  const ok = !crash && failures.length === 0 && expectations.every((e) => e.ok);
+  return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs };
 }
 
 /** One line for an error: for an API error, its status, type and the API's own message. */

@@ -1,6 +1,7 @@
 // `--check --watch`: the exercise loop without retyping the command. The check runs once,
 // then again each time a file of the exercise folder changes, on a cleared screen, until
-// every scenario passes (then it stops, exit 0) or the learner presses Ctrl-C (exit 130).
+// every scenario passes (then it stops, exit 0) or the learner presses Ctrl-C (exit 130:
+// src/runner/cleanup.ts's handlers remove the temp folder of a check in flight).
 //
 // What it is not: a file watcher for the project. Only the exercise folder is watched;
 // each check is the same one `--check` runs, with its own temp folders removed as usual.
@@ -8,7 +9,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 
 /** `check` prints one check and returns its exit code (0 when every scenario passes). */
-export async function watchExercise(dir: string, check: () => Promise<number>, out: NodeJS.WriteStream = process.stdout): Promise<number> {
+export async function watchExercise(dir: string, label: string, check: () => Promise<number>, out: NodeJS.WriteStream = process.stdout): Promise<number> {
   const clear = () => { if (out.isTTY) out.write('\x1b[2J\x1b[3J\x1b[H'); };
   let running: Promise<number> | undefined;
   let again = false;
@@ -21,12 +22,8 @@ export async function watchExercise(dir: string, check: () => Promise<number>, o
     if (stopped) return;
     stopped = true;
     watcher?.close();
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
-    // A check in flight finishes first, so that its temp folder is removed.
-    void (running ?? Promise.resolve(0)).then(() => finish(code), () => finish(code));
+    finish(code);
   };
-  const onInterrupt = () => stop(130);
 
   const round = async (): Promise<void> => {
     if (stopped) return;
@@ -40,12 +37,10 @@ export async function watchExercise(dir: string, check: () => Promise<number>, o
     running = undefined;
     if (stopped) return;
     if (code === 0) return stop(0);
-    out.write(`\nwatching ${dir} for changes · Ctrl-C to stop\n`);
+    out.write(`\nwatching ${label} for changes · Ctrl-C to stop\n`);
     if (again) { again = false; await round(); }
   };
 
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
   // Editors save in bursts (a temp file, a rename, a write): one check per burst.
   let timer: NodeJS.Timeout | undefined;
   watcher = watch(dir, () => {

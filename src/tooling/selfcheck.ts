@@ -14,6 +14,7 @@ import { loadAgentSources, renderChapterFiles, type AgentSource } from './genera
 import { MUTATIONS, type Mutation } from './mutations.ts';
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
+import { track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
   id: string;
@@ -45,11 +46,13 @@ export async function withMutant<T>(root: string, m: Mutation, use: (codeDir: st
   const dir = path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  const forget = track(dir);   // removed even if the self-check is interrupted
   try {
     for (const [name, body] of renderChapterFiles(mutated, chapter.n)) await writeFile(path.join(dir, name), body);
     return await use(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
+    forget();
   }
 }
 

@@ -1,0 +1,312 @@
+// What a run must leave nothing of, and the one place that removes it: temporary
+// folders, git worktrees, child processes, and any other undo step a command
+// registers. A run registers each thing as it makes it and releases it once it has
+// removed it itself; whatever is still registered when the process ends (a crash,
+// an unhandled rejection, Ctrl-C, SIGTERM, SIGHUP, or process.exit() mid-run) is
+// removed then. Every command of `node steps/run.mjs` shares it:
+//
+//   makeTempDir(prefix)      a fresh folder under TMPDIR, removed at exit unless released
+//   track(path)              remove this file or folder at exit; returns release()
+//   trackChild(child)        stop this child process at exit (its whole process group
+//                            when it was spawned with detached: true); released when it exits
+//   trackWorktree(repo, dir) `git worktree remove --force` it at exit
+//   onExit(fn)               run fn at exit (latest first); returns a remover
+//   stopProcessesIn(dir)     stop every process whose working directory is inside dir
+//   installExitHandlers()    the signal and crash handlers (steps/run.mjs calls it once)
+//
+// The state lives on globalThis: the compiled bundle and the TypeScript source can both
+// be loaded in one process, and they must share one registry.
+//
+// What it is not: a process manager or a job queue. It cannot clean up after SIGKILL
+// (nothing can), and at an ordinary exit Node runs no more asynchronous work, so an
+// onExit function must do its work synchronously to be sure to finish then (on a signal
+// or a crash it may return a promise; it gets two seconds).
+
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+type Hook = () => void | Promise<void>;
+
+interface Registry {
+  paths: Set<string>;
+  children: Set<ChildProcess>;
+  worktrees: Map<string, string>;   // worktree folder -> repository
+  hooks: Hook[];
+  installed: boolean;
+  exiting: boolean;
+}
+
+const KEY = Symbol.for('subagents.cleanup');
+const registry: Registry = ((globalThis as Record<symbol, unknown>)[KEY] as Registry | undefined) ??
+  ((globalThis as Record<symbol, unknown>)[KEY] = {
+    paths: new Set(), children: new Set(), worktrees: new Map(), hooks: [], installed: false, exiting: false,
+  } satisfies Registry) as Registry;
+
+/** Bad setup of the machine (a TMPDIR that cannot be used): one line, exit 2. */
+export class SetupError extends Error {}
+
+/**
+ * Where runs put their temporary folders: TMPDIR when it is set (os.tmpdir() reads it),
+ * else the system's temp folder. A folder inside a git repository is refused: the agent
+ * takes the nearest folder holding .git as its project, so a workspace there would see
+ * that repository's status and CLAUDE.md files, and a scripted run would not be the
+ * same run on another machine.
+ */
+export function scratchRoot(): string {
+  const root = path.resolve(tmpdir());
+  const given = process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR}` : `the temp folder ${root}`;
+  let isDir = false;
+  try { isDir = statSync(root).isDirectory(); } catch { /* reported below */ }
+  if (!isDir) throw new SetupError(`${given}: no such folder (temporary workspaces are made there)`);
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) {
+      throw new SetupError(`${given}: inside the git repository ${dir}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere`);
+    }
+    if (dir === path.dirname(dir)) return root;
+  }
+}
+
+/** mkdtemp under scratchRoot(), registered for removal at exit. */
+export async function makeTempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(scratchRoot(), prefix));
+  registry.paths.add(dir);
+  return dir;
+}
+
+/** Remove `p` (recursively) when the process ends, unless the returned release() is called first. */
+export function track(p: string): () => void {
+  const abs = path.resolve(p);
+  registry.paths.add(abs);
+  return () => { registry.paths.delete(abs); };
+}
+
+/** Forget a folder made by makeTempDir or given to track (after removing it, or to keep it). */
+export function release(p: string): void {
+  registry.paths.delete(path.resolve(p));
+}
+
+/** Stop `child` when the process ends. Released by itself once the child has exited. */
+export function trackChild(child: ChildProcess): () => void {
+  if (child.exitCode !== null || child.signalCode !== null) return () => {};
+  registry.children.add(child);
+  const forget = () => { registry.children.delete(child); };
+  child.once('exit', forget);
+  return forget;
+}
+
+/** Remove the git worktree `dir` of repository `repo` when the process ends. */
+export function trackWorktree(repo: string, dir: string): () => void {
+  const abs = path.resolve(dir);
+  registry.worktrees.set(abs, path.resolve(repo));
+  return () => { registry.worktrees.delete(abs); };
+}
+
+/** Run `fn` when the process ends, before folders are removed (latest registered first). */
+export function onExit(fn: Hook): () => void {
+  registry.hooks.push(fn);
+  return () => {
+    const i = registry.hooks.indexOf(fn);
+    if (i >= 0) registry.hooks.splice(i, 1);
+  };
+}
+
+/** Is `p` the folder `dir` or inside it? */
+function inside(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+interface ProcInfo { ppid: number; state: string }
+
+/** Every process this one can see, with its parent and state (Linux: /proc; elsewhere empty). */
+function processTable(): Map<number, ProcInfo> {
+  const table = new Map<number, ProcInfo>();
+  if (process.platform !== 'linux' || !existsSync('/proc/self/stat')) return table;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The fields after the command name, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(name), { state: fields[0]!, ppid: Number(fields[1]) });
+    } catch { /* gone meanwhile */ }
+  }
+  return table;
+}
+
+/**
+ * Processes whose working directory is inside `dir`: what a shell command the agent ran
+ * there left running (`sleep 60 &` outlives the shell that started it, and is no longer
+ * this process's child, so only its working directory still ties it to the run). Linux
+ * only (it reads /proc); elsewhere the list is empty.
+ */
+export function processesIn(dir: string): number[] {
+  if (process.platform !== 'linux' || !existsSync('/proc/self/cwd')) return [];
+  const target = path.resolve(dir);
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let cwd: string;
+    try { cwd = readlinkSync(`/proc/${name}/cwd`); } catch { continue; }   // gone, a zombie, or not ours to see
+    if (inside(cwd, target)) found.push(Number(name));
+  }
+  return found;
+}
+
+/**
+ * SIGKILL every process working inside `dir`, the deepest first: a shell then still reaps
+ * the command it was waiting for, and this process reaps the shell (a process whose parent
+ * has gone first becomes an orphan, and a zombie where nothing reaps orphans). Returns
+ * how many there were.
+ */
+export function stopProcessesIn(dir: string): number {
+  const pids = processesIn(dir);
+  if (pids.length === 0) return 0;
+  const table = processTable();
+  const depth = (pid: number): number => {
+    let d = 0;
+    for (let p = table.get(pid)?.ppid; p !== undefined && p > 1 && d < 64; p = table.get(p)?.ppid) d++;
+    return d;
+  };
+  for (const pid of pids.sort((a, b) => depth(b) - depth(a))) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  return pids.length;
+}
+
+/**
+ * Resolves once this process has no child process left that is not yet reaped, or after
+ * `ms`. Node reaps a child it spawned while its event loop runs; exiting first would leave
+ * the child's exit for init to collect. Linux only; elsewhere at once.
+ */
+export async function childrenGone(ms = 1000): Promise<void> {
+  const end = Date.now() + ms;
+  const mine = () => [...processTable()].some(([, p]) => p.ppid === process.pid);
+  while (mine() && Date.now() < end) await new Promise((resolve) => { setTimeout(resolve, 5); });
+}
+
+function killChild(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    // A child spawned with detached: true leads its own process group: stop the whole
+    // group, whatever it started in turn. Any other child shares this process's group.
+    if (isGroupLeader(child.pid)) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    try { child.kill(signal); } catch { /* already gone */ }
+  }
+}
+
+/** Does `pid` lead its own process group (so that killing -pid cannot reach this process)? */
+function isGroupLeader(pid: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    if (existsSync(`/proc/${pid}/stat`)) {
+      // The fields after the command name, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[2]) === pid;
+    }
+    return Number(execFileSync('ps', ['-o', 'pgid=', '-p', String(pid)], { encoding: 'utf8' }).trim()) === pid;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Everything still registered, removed now, synchronously: hooks (their synchronous
+ * part), child processes, processes working inside a registered folder, worktrees,
+ * folders. Safe to call twice. The ordinary end of a command needs none of this: it has
+ * released what it removed.
+ */
+export function cleanupNowSync(): void {
+  const hooks = registry.hooks.splice(0).reverse();
+  for (const fn of hooks) {
+    try {
+      const r = fn();
+      if (r && typeof (r as Promise<void>).catch === 'function') (r as Promise<void>).catch(() => {});
+    } catch { /* one failing hook must not stop the others */ }
+  }
+  stopEverything('SIGKILL');
+}
+
+function stopEverything(signal: NodeJS.Signals): void {
+  for (const child of [...registry.children]) killChild(child, signal);
+  registry.children.clear();
+  for (const dir of registry.paths) stopProcessesIn(dir);
+  for (const [dir, repo] of registry.worktrees) {
+    try { execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' }); } catch { /* removed below */ }
+    try { rmSync(dir, { recursive: true, force: true }); } catch { /* nothing more to do */ }
+    try { execFileSync('git', ['-C', repo, 'worktree', 'prune'], { stdio: 'ignore' }); } catch { /* not a repository any more */ }
+  }
+  registry.worktrees.clear();
+  for (const p of registry.paths) {
+    try { rmSync(p, { recursive: true, force: true, maxRetries: 2 }); } catch { /* nothing more to do */ }
+  }
+  registry.paths.clear();
+}
+
+/** The same, giving asynchronous hooks up to `ms` and child processes a SIGTERM first. */
+export async function cleanupNow(ms = 2000): Promise<void> {
+  const hooks = registry.hooks.splice(0).reverse();
+  const deadline = new Promise<void>((resolve) => { setTimeout(resolve, ms).unref(); });
+  for (const fn of hooks) {
+    try { await Promise.race([Promise.resolve().then(fn), deadline]); } catch { /* the others still run */ }
+  }
+  const children = [...registry.children].filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const child of children) killChild(child, 'SIGTERM');
+  if (children.length > 0) {
+    const exited = Promise.all(children.map((c) => new Promise<void>((resolve) => {
+      if (c.exitCode !== null || c.signalCode !== null) resolve();
+      else c.once('exit', () => resolve());
+    })));
+    await Promise.race([exited, new Promise<void>((resolve) => { setTimeout(resolve, 500).unref(); })]);
+  }
+  stopEverything('SIGKILL');
+  await childrenGone();
+}
+
+/**
+ * The ordinary end of a command (steps/run.mjs calls it after main): whatever is still
+ * registered, such as load-folder.ts's esbuild service, is stopped and waited for.
+ */
+export async function finish(): Promise<void> {
+  await cleanupNow();
+}
+
+const SIGNALS: Record<string, number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+
+/**
+ * Signal and crash handlers for a command-line process (steps/run.mjs installs them once;
+ * a library or a test never should: they end the process). On SIGINT, SIGTERM or SIGHUP:
+ * clean up, then exit with 128 + the signal's number, as a shell reports it. A second
+ * signal during the cleanup finishes it synchronously and exits at once. On an uncaught
+ * exception or an unhandled rejection: one line on stderr, clean up, exit 1. At any exit,
+ * what is still registered is removed synchronously.
+ */
+export function installExitHandlers(): void {
+  if (registry.installed) return;
+  registry.installed = true;
+  process.on('exit', () => { cleanupNowSync(); });
+  for (const [signal, n] of Object.entries(SIGNALS)) {
+    process.on(signal, () => {
+      if (registry.exiting) {
+        cleanupNowSync();
+        process.exit(128 + n);
+      }
+      registry.exiting = true;
+      void cleanupNow().finally(() => process.exit(128 + n));
+    });
+  }
+  const crash = (what: string) => (err: unknown) => {
+    const text = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`error: ${what}: ${text.split('\n')[0]}\n`);
+    if (registry.exiting) return;
+    registry.exiting = true;
+    void cleanupNow().finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', crash('uncaught exception'));
+  process.on('unhandledRejection', crash('unhandled rejection'));
+}

@@ -1,0 +1,166 @@
+// Nothing left behind: runs interrupted at varying points (SIGINT, SIGTERM), a run that
+// crashes, and a run whose shell command leaves a process running, all end with their
+// TMPDIR empty and no process of theirs alive. Each run gets a fresh TMPDIR and its own
+// process group, so "theirs" is exact: a live process in that group, or one whose working
+// directory or command line points into that TMPDIR. The process checks read /proc
+// (Linux); elsewhere only the folders are checked.
+
+import { afterAll, describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/runner/scenarios.ts';
+import { processesIn, stopProcessesIn } from '../src/runner/cleanup.ts';
+
+const RUN = path.join(ROOT, 'steps', 'run.mjs');
+const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Live (not zombie) processes in group `pgid`, or whose cwd or command line is inside `dir`. */
+function leftovers(pgid: number, dir: string): string[] {
+  if (!linux) return [];
+  const found: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state === 'Z') continue;   // dead already; only its parent's wait() is missing
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      let cwd = '';
+      try { cwd = readlinkSync(`/proc/${name}/cwd`); } catch { /* not ours to see */ }
+      if (Number(group) === pgid || cwd.startsWith(dir) || cmd.includes(dir)) found.push(`${name} ${cmd} (cwd ${cwd})`);
+    } catch { /* gone meanwhile */ }
+  }
+  return found;
+}
+
+interface Outcome { code: number | null; signal: string | null; stdout: string; stderr: string; left: string[]; processes: string[] }
+
+/**
+ * `node steps/run.mjs ...args` with a fresh TMPDIR, in its own process group. With `kill`,
+ * once the run's first temp folder exists, waits `after` ms and sends the signal.
+ */
+async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; after: number }, env: Record<string, string> = {}): Promise<Outcome> {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'cleanup-test-'));
+  try {
+    const child = spawn(process.execPath, [RUN, ...args], {
+      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, TMPDIR: tmp },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += String(d); });
+    child.stderr.on('data', (d) => { stderr += String(d); });
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+      child.on('exit', (code, signal) => resolve({ code, signal }));
+    });
+    let done = false;
+    void exited.then(() => { done = true; });
+    if (kill) {
+      const until = Date.now() + 30_000;
+      while (!done && readdirSync(tmp).length === 0 && Date.now() < until) await sleep(5);
+      await sleep(kill.after);
+      if (!done) process.kill(child.pid!, kill.signal);
+    }
+    const { code, signal } = await exited;
+    // Output pipes close a moment after exit; so do any stragglers, if there were some.
+    await sleep(100);
+    return { code, signal, stdout, stderr, left: readdirSync(tmp), processes: leftovers(child.pid!, tmp) };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// A chapter 2 scenario whose shell commands outlive the turn: one in the background
+// (orphaned at once: only its working directory ties it to the run), one in the foreground.
+const scratch = mkdtempSync(path.join(tmpdir(), 'cleanup-scenarios-'));
+const lingering = path.join(scratch, 'lingering.json');
+writeFileSync(lingering, JSON.stringify({
+  title: 'shell commands that outlive their turn', prompts: ['go'],
+  tracks: { main: { turns: [
+    { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 41 > /dev/null 2>&1 & echo started' } }] },
+    { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 2; echo slept' } }] },
+    { text: 'done' },
+  ] } },
+}));
+
+describe.concurrent('interrupted runs leave nothing behind', () => {
+  // Varying points of a run: as its workspace appears, then later and later. Chapter 13
+  // waits on purpose (0.5 s per sub-agent answer); chapter 2 sits in a shell command.
+  const cases: [string, string[], NodeJS.Signals, number][] = [
+    ['chapter 13 demo, SIGINT at once', ['13'], 'SIGINT', 0],
+    ['chapter 13 demo, SIGTERM at 150 ms', ['13'], 'SIGTERM', 150],
+    ['chapter 13 demo, SIGINT at 400 ms', ['13'], 'SIGINT', 400],
+    ['chapter 13 demo, SIGTERM at 700 ms', ['13'], 'SIGTERM', 700],
+    ['chapter 12 demo, SIGINT at 100 ms', ['12'], 'SIGINT', 100],
+    ['a shell command running in the background and one in the foreground, SIGTERM at 500 ms', ['2', '--scenario', lingering], 'SIGTERM', 500],
+    ['--check of chapter 13 (bundled on the spot), SIGINT at 300 ms', ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
+  ];
+  for (const [name, args, signal, after] of cases) {
+    it(name, async () => {
+      const r = await runIsolated(args, { signal, after });
+      expect(r.signal === null ? r.code : r.signal, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);   // interrupted, not finished
+      expect(r.left).toEqual([]);
+      expect(r.processes).toEqual([]);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }, 60_000);
+  }
+});
+
+describe('finished and crashed runs leave nothing behind', () => {
+  it('a shell command still running in the background when the run ends is stopped', async () => {
+    const r = await runIsolated(['2', '--scenario', lingering]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('slept');
+    expect(r.left).toEqual([]);
+    expect(r.processes).toEqual([]);
+  }, 60_000);
+
+  it('an unhandled rejection mid-run: one line on stderr, exit 1, workspace removed', async () => {
+    // Chapter code that fails the way a fork child's lost promise would: nobody awaits it.
+    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'crash-'));
+    try {
+      writeFileSync(path.join(dir, 'main.ts'), [
+        'export const DEFAULT_MODEL = "claude-sonnet-4-6";',
+        'export async function runSession(_prompts: string[], host: { cwd: string }): Promise<void> {',
+        '  void Promise.reject(new Error(`lost in ${host.cwd}`));',
+        '  await new Promise((r) => setTimeout(r, 5000));',
+        '}',
+      ].join('\n'));
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: unhandled rejection: lost in \S+subagents-run-\w+\/work$/m);
+      expect(r.left).toEqual([]);
+      expect(r.processes).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe.runIf(linux)('stopProcessesIn', () => {
+  it('kills what runs inside a folder, and nothing outside it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-unit-'));
+    mkdirSync(path.join(dir, 'deeper'));
+    const inside = spawn('sleep', ['30'], { cwd: path.join(dir, 'deeper') });
+    const outside = spawn('sleep', ['30'], { cwd: tmpdir() });
+    try {
+      await sleep(50);
+      expect(processesIn(dir)).toEqual([inside.pid]);
+      const gone = new Promise((r) => inside.once('exit', (_c, s) => r(s)));
+      expect(stopProcessesIn(dir)).toBe(1);
+      expect(await gone).toBe('SIGKILL');
+      expect(outside.exitCode).toBeNull();
+      expect(outside.signalCode).toBeNull();
+    } finally {
+      inside.kill('SIGKILL');
+      outside.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
