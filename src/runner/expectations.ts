@@ -108,6 +108,14 @@ export async function checkExpectations(scenario: Scenario, seen: Observed): Pro
   return results;
 }
 
+/**
+ * Text with each line's leading white space dropped. From chapter 13 on a report comes back
+ * framed, every line indented (scan.ts): it still carries the track's text, line for line.
+ */
+function unindented(text: string): string {
+  return text.split('\n').map((line) => line.trimStart()).join('\n');
+}
+
 /** true when the expectation holds; otherwise a one-line reason. */
 async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): Promise<string | true> {
   const { events } = seen;
@@ -131,7 +139,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     if (t.includes_track_text !== undefined) {
       const text = finalTextOf(events, t.includes_track_text);
       if (!text) return `track ${t.includes_track_text} never answered`;
-      if (!r.text.includes(text.trim())) return `${looked}: the result is not ${t.includes_track_text}'s report: got "${short(r.text)}"`;
+      if (!unindented(r.text).includes(unindented(text.trim()))) return `${looked}: the result is not ${t.includes_track_text}'s report: got "${short(r.text)}"`;
     }
     return true;
   }
@@ -250,7 +258,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     if (h.includes_track_text !== undefined) {
       const want = finalTextOf(events, h.includes_track_text);
       if (!want) return `track ${h.includes_track_text} never answered`;
-      if (!text.includes(want.trim())) return `${h.track} request #${h.request} does not carry ${h.includes_track_text}'s text "${short(want)}"`;
+      if (!unindented(text).includes(unindented(want.trim()))) return `${h.track} request #${h.request} does not carry ${h.includes_track_text}'s text "${short(want)}"`;
     }
     for (const [file, want] of [[h.includes_file, true], [h.excludes_file, false]] as const) {
       if (file === undefined) continue;
