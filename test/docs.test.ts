@@ -33,6 +33,7 @@ const MAX_TRANSCRIPTS = 2;   // the previous chapter falling short, and this cha
 /** What in one doc breaks the limits, one line each; [] when it keeps them. */
 function overLimits(text: string): string[] {
   const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();   // the last line's newline starts no line
   const problems: string[] = [];
   if (lines.length > MAX_LINES) problems.push(`${lines.length} lines (at most ${MAX_LINES})`);
   let transcripts = 0;
@@ -57,7 +58,7 @@ function overLimits(text: string): string[] {
 
 // Docs still to be cut to the limits. The list only shrinks: a doc on it that already
 // keeps the limits fails too, so it is taken off.
-const NOT_YET_IN_SHAPE = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14]);
+const NOT_YET_IN_SHAPE = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14]);
 
 describe('chapter doc limits', () => {
   it('counts lines, long blocks and transcripts', () => {
@@ -68,7 +69,8 @@ describe('chapter doc limits', () => {
     expect(overLimits([...run, ...run].join('\n'))).toEqual([]);
     expect(overLimits([...run, ...run, ...run].join('\n'))).toEqual(['3 transcripts (at most 2)']);
     expect(overLimits(['````md', '<!-- run: 1 demo -->', '````'].join('\n'))).toEqual([]);   // shown, not a region
-    expect(overLimits(Array.from({ length: 451 }, () => '').join('\n'))).toEqual(['451 lines (at most 450)']);
+    expect(overLimits('x\n'.repeat(450))).toEqual([]);
+    expect(overLimits('x\n'.repeat(451))).toEqual(['451 lines (at most 450)']);
   });
   for (const ch of WRITTEN_CHAPTERS) {
     const name = `docs/${chapterDir(ch)}.md`;

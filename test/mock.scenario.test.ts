@@ -60,7 +60,27 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     ['a bad stop_reason', (s) => ((s.tracks.main.turns[1] as Record<string, unknown>).stop_reason = 'done'),
       `${F}: $.tracks.main.turns[1].stop_reason: expected one of end_turn, tool_use, max_tokens, stop_sequence, got "done"`],
     ['a negative idle_ms', (s) => ((s.tracks.main.turns[1] as Record<string, unknown>).idle_ms = -1),
-      `${F}: $.tracks.main.turns[1].idle_ms: expected a number of milliseconds ≥ 0 (time that passes on the mock's clock before the response), got -1`],
+      `${F}: $.tracks.main.turns[1].idle_ms: expected a number of milliseconds from 0 to 600000 (ten minutes: time that passes on the mock's clock before the response), got -1`],
+    ['an idle_ms beyond ten minutes', (s) => ((s.tracks.main.turns[1] as Record<string, unknown>).idle_ms = 600_001),
+      `${F}: $.tracks.main.turns[1].idle_ms: expected a number of milliseconds from 0 to 600000 (ten minutes: time that passes on the mock's clock before the response), got 600001`],
+    ['a latency_ms Node could not wait (over 2^31 ms: it would fire after 1 ms)', (s) => ((s.tracks.main.turns[0] as Record<string, unknown>).latency_ms = 2 ** 31),
+      `${F}: $.tracks.main.turns[0].latency_ms: expected a number of milliseconds from 0 to 600000 (ten minutes), got 2147483648`],
+    ['a file and a file below it', (s) => (s.files = { 'src': 'x', 'src/a.ts': 'y' }),
+      `${F}: $.files["src/a.ts"]: needs a folder "src", but $.files["src"] is a file: a path cannot be both`],
+    ['a file below a file written later', (s) => (s.home_files = { '.claude/agents/x.md/y': 'y', '.claude/agents/x.md': 'x' }),
+      `${F}: $.home_files[".claude/agents/x.md/y"]: needs a folder ".claude/agents/x.md", but $.home_files[".claude/agents/x.md"] is a file: a path cannot be both`],
+    ['a folder name with a trailing slash', (s) => (s.files = { 'docs/': '' }),
+      `${F}: $.files["docs/"]: ends with a slash: a file needs a name (folders are made as needed)`],
+    ['a NUL byte in a name', (s) => (s.files = { 'a\u0000b': '' }),
+      `${F}: $.files["a\\u0000b"]: contains a NUL byte: no file name can`],
+    ['a name over 255 bytes', (s) => (s.files = { [`src/${'é'.repeat(128)}.md`]: '' }),
+      `${F}: $.files["src/${'é'.repeat(128)}.md"]: has a name of 259 bytes ("${'é'.repeat(24)}…"); a file or folder name may have at most 255`],
+    ['an empty name between slashes', (s) => (s.files = { 'a//b': '' }), `${F}: $.files["a//b"]: has an empty name between two slashes`],
+    ['a "." in a path', (s) => (s.files = { './a': '' }), `${F}: $.files["./a"]: has a "." in it: write the path without it`],
+    ['two names that differ only in case', (s) => (s.files = { 'README.md': 'a', 'docs/x': 'b', 'readme.md': 'c' }),
+      `${F}: $.files["readme.md"]: is the same file as "README.md" on a disk that ignores case (macOS, Windows): give them names that differ in more than case`],
+    ['a key with a newline: the message stays one line', (s) => ((s as Record<string, unknown>)['pro\nmpts'] = 1),
+      `${F}: $["pro\\nmpts"]: unknown field "pro\\nmpts" (allowed here: $schema, title, description, model, files, home_files, env, argv, prompts, answers, tracks, expect)`],
     ['a bad error status', (s) => ((s.tracks.main.turns[1] as Record<string, unknown>).error = { status: 503 }),
       `${F}: $.tracks.main.turns[1].error.status: expected one of 400, 401, 404, 429, 500, 529, got 503`],
     ['an unknown expectation kind', (s) => (s.expect = [{ name: 'x', calls: { track: 'main' } }]),
@@ -86,6 +106,53 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     it(what, () => expect(errorOf(mutate)).toBe(expected));
   }
 
+  it('ten minutes of latency_ms and idle_ms are still fine (chapter 12 cold idles six)', () => {
+    const s = base() as S;
+    Object.assign(s.tracks.main.turns[1]!, { latency_ms: 600_000, idle_ms: 600_000 });
+    expect(parseScenario(JSON.stringify(s), F).tracks.main!.turns[1]!.idle_ms).toBe(600_000);
+  });
+
+  it('a key given twice is refused, naming the key, the object that holds it and the line', () => {
+    const text = '{\n  "title": "x",\n  "prompts": ["a"],\n  "tracks": {\n    "main": {\n      "turns": [{"text": "a"}],\n      "turns": [{"text": "b"}]\n    }\n  }\n}';
+    expect(() => parseScenario(text, F)).toThrow(
+      `${F}: $.tracks.main: duplicate key "turns" (line 7, column 7): JSON would keep only the last one and lose the first without a word; give each key once`);
+    // The same key spelt with an escape is the same key; a path key is named in brackets.
+    expect(() => parseScenario('{"title":"x","prompts":["a"],"files":{"a.md":"1","a\\u002emd":"2"},"tracks":{}}', F))
+      .toThrow(`${F}: $.files: duplicate key "a.md" (line 1, column 50)`);
+  });
+
+  it('bad JSON is placed exactly, also where the engine names no position', () => {
+    // JSON.parse says only "Unexpected token '}'" here; the place used to be the end of the text.
+    expect(() => parseScenario('{\n  "title": "x",\n  "prompts": \n}\n\n', F))
+      .toThrow(`${F}: line 4, column 1: not valid JSON (expected a value (an object, array, string, number, true, false or null), found "}")`);
+    expect(() => parseScenario('{"title": "x",}', F)).toThrow(`${F}: line 1, column 15: not valid JSON (a comma before "}" (JSON allows no trailing comma))`);
+    expect(() => parseScenario('{"title": "a\tb"}', F)).toThrow(`${F}: line 1, column 13: not valid JSON (a raw control character (U+0009) inside a string: write it as an escape such as \\n or \\t)`);
+  });
+
+  it('a byte order mark at the start is skipped, as editors do; anywhere else it is reported where it is', () => {
+    expect(parseScenario(`\uFEFF${JSON.stringify(base())}`, F).title).toBe('Demo');
+    expect(() => parseScenario(`{"title":"x",\uFEFF"prompts":["a"]}`, F))
+      .toThrow(`${F}: line 1, column 14: not valid JSON (expected a key in double quotes, found U+FEFF)`);
+  });
+
+  it('reads exactly what JSON.parse reads, for every scenario of the series', async () => {
+    const { readdirSync } = await import('node:fs');
+    const { parseStrictJson } = await import('../src/mock/strict-json.ts');
+    const root = new URL('../scenarios/', import.meta.url);
+    let n = 0;
+    for (const dir of readdirSync(root).filter((d) => /^\d\d-/.test(d))) {
+      for (const f of readdirSync(new URL(`${dir}/`, root)).filter((x) => x.endsWith('.json'))) {
+        const text = await readFile(new URL(`${dir}/${f}`, root), 'utf8');
+        expect(parseStrictJson(text), `${dir}/${f}`).toStrictEqual(JSON.parse(text));
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(50);
+    for (const text of ['{"__proto__": {"x": 1}, "a": [1.5e3, -0, "\\ud83d\\ude00", null, true]}', '"\\u0000"', ' [ ] ', '-12.5E-3']) {
+      expect(parseStrictJson(text)).toStrictEqual(JSON.parse(text));
+    }
+  });
+
   it('bad JSON gives line and column', () => {
     const text = '{\n  "title": "x",\n  "prompts": ["a"]\n  "tracks": {}\n}';
     expect(() => parseScenario(text, F)).toThrow(ScenarioError);
@@ -99,6 +166,31 @@ describe('parseScenario rejects mistakes with one precise line', () => {
 });
 
 describe('loadScenario', () => {
+  it('refuses bytes that are not UTF-8, naming the byte; skips a BOM', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mock-scn-'));
+    try {
+      const file = join(dir, 'bytes.json');
+      const good = Buffer.from(JSON.stringify(base(), null, 2));
+      const at = good.indexOf('Delegating');
+      const bad = async (insert: number[]) => {
+        await writeFile(file, Buffer.concat([good.subarray(0, at), Buffer.from(insert), good.subarray(at)]));
+        return loadScenario(file).then(() => 'accepted', (e: Error) => e.message);
+      };
+      const line = good.subarray(0, at).toString().split('\n').length;
+      expect(await bad([0xff])).toBe(`${file}: byte ${at} (line ${line}): not valid UTF-8 (bytes 0xFF 0x44 0x65 0x6C…): save the file as UTF-8`);
+      expect(await bad([0x80])).toMatch(new RegExp(`: byte ${at} \\(line ${line}\\): not valid UTF-8 \\(bytes 0x80 `));   // a stray continuation byte
+      expect(await bad([0xc0, 0xaf])).toMatch(new RegExp(`: byte ${at} `));   // an overlong "/"
+      expect(await bad([0xed, 0xa0, 0x80])).toMatch(new RegExp(`: byte ${at} `));   // a UTF-16 surrogate
+      expect(await bad([0x61, 0xe2, 0x82])).toMatch(new RegExp(`: byte ${at + 1} `));   // a sequence cut short
+      expect(await bad([0xf4, 0x90, 0x80, 0x80])).toMatch(new RegExp(`: byte ${at} `));   // beyond U+10FFFF
+      expect(await bad([0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80])).toBe('accepted');   // € and 😀 are fine
+      await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), good]));
+      expect((await loadScenario(file)).title).toBe('Demo');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads a file, and reports a missing one in one line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mock-scn-'));
     try {

@@ -143,10 +143,16 @@ describe('hunk, files, cases and exercise regions', () => {
     expect(filled).toContain('| `odd` | An odd \\| case | `node steps/run.mjs 2 --case odd` | PASS 1/1 expectations |');
     expect(filled).not.toContain('`shown`');
     expect(filled).not.toContain('| `demo`');
-    expect(filled).toContain('with `run-better` (main.ts) stubbed out.');
+    expect(filled).toContain('with `run-better` in `main.ts` stubbed out.');
     expect(filled).toContain('| [`main.ts`](../steps/02-tools/main.ts) | changed |');
     await expect(fillDoc('<!-- cases: 2 except nope -->\n<!-- /cases -->', 'docs/d.md', resolvers)).rejects.toThrow('docs/d.md:1: no case nope in chapter 2');
     await expect(fillDoc('<!-- hunk: main.ts#run-better @3 -->\n<!-- /hunk -->', 'docs/d.md', resolvers)).rejects.toThrow(/is the same in chapter 3 as before/);
+    const withUsage = defaultResolvers(root, undefined, async () => [
+      { caseName: 'cold', title: 'Cold', verdict: 'PASS 1/1 expectations', usage: { calls: 8, input: 867, write: 146173, read: 194000, output: 764 } },
+    ]);
+    expect(await fillDoc('<!-- cases: 2 usage -->\n<!-- /cases -->', 'docs/d.md', withUsage)).toContain(
+      '| `cold` | Cold | `node steps/run.mjs 2 --case cold` | PASS 1/1 expectations | 8 | 867 | 146,173 | 194,000 | 764 |',
+    );
     // Without runs, a cases region stays as it is.
     const kept = '<!-- cases: 2 -->\nkept\n<!-- /cases -->';
     expect(await fillDoc(kept, 'docs/d.md', defaultResolvers(root))).toBe(kept);

@@ -6,13 +6,18 @@
 // same format for editors and must be kept in step with it and with types.ts.
 
 import { readFile } from 'node:fs/promises';
+import { Buffer } from 'node:buffer';
+import { JsonError, childPath, parseStrictJson } from './strict-json.ts';
 import type { Scenario } from './types.ts';
+
+/** Control characters (a newline in a key, say) written as escapes: the message stays one line. */
+const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
 
 export class ScenarioError extends Error {
   readonly file: string;
   readonly path: string;
   constructor(file: string, path: string, what: string) {
-    super(`${file}: ${path}: ${what}`);
+    super(oneLine(`${file}: ${path}: ${what}`));
     this.name = 'ScenarioError';
     this.file = file;
     this.path = path;
@@ -28,6 +33,13 @@ export const ROOT_FIELDS = [
 ];
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
+/** The longest latency_ms or idle_ms a turn may ask for: ten minutes. (Node's timers
+ *  cannot wait more than about 24.8 days; long before that, no demo means it.) */
+export const MAX_WAIT_MS = 10 * 60_000;
+/** The longest name one path component may have, in UTF-8 bytes (ext4, APFS, NTFS). */
+const MAX_NAME_BYTES = 255;
+/** The longest relative path accepted, in UTF-8 bytes: a run's temp folder comes in front. */
+const MAX_PATH_BYTES = 3072;
 
 /** Expectation kinds and the fields each accepts (true = required). */
 export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'tracks' | 'path'>> = {
@@ -91,11 +103,10 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
-/** `$.tracks.explorer` or `$.files["src/a.ts"]`: JSON path spelling of one more step. */
-function child(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
-}
+const child = childPath;
+
+/** A path as a case-insensitive disk sees it (macOS and Windows by default): one spelling per file. */
+const fold = (p: string): string => p.normalize('NFC').toLowerCase().replace(/\\/g, '/');
 
 /** Line and column (1-based) of a character offset. */
 function lineCol(text: string, pos: number): string {
@@ -107,14 +118,18 @@ function lineCol(text: string, pos: number): string {
 
 /** Parses and validates a scenario. Throws ScenarioError (one line) on any mistake. */
 export function parseScenario(text: string, file: string): Scenario {
+  // A byte order mark at the start is skipped, as editors do (positions then count from
+  // the first character after it).
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseStrictJson(text);
   } catch (e) {
-    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
-    const m = /position (\d+)/.exec(msg);
-    const where = m ? lineCol(text, Number(m[1])) : lineCol(text, text.length);
-    throw new ScenarioError(file, where, `not valid JSON (${msg.replace(/ in JSON at position \d+.*$/, '')})`);
+    if (!(e instanceof JsonError)) throw e;
+    if (e.path !== undefined) {
+      throw new ScenarioError(file, e.path, `duplicate key ${JSON.stringify(e.key)} (${lineCol(text, e.pos)}): JSON would keep only the last one and lose the first without a word; give each key once`);
+    }
+    throw new ScenarioError(file, lineCol(text, e.pos), `not valid JSON (${e.message})`);
   }
   const fail = (path: string, what: string): never => {
     throw new ScenarioError(file, path, what);
@@ -148,9 +163,45 @@ export function parseScenario(text: string, file: string): Scenario {
   };
   const stringMap = (v: unknown, path: string, what: string, paths: boolean): void => {
     const o = object(v, path, what);
+    // A file path is always shown in brackets, $.files["a.txt"], whatever its spelling.
+    const at = (k: string) => (paths ? `${path}[${JSON.stringify(k)}]` : child(path, k));
     for (const [k, val] of Object.entries(o)) {
-      if (paths) relPath(k, child(path, k));
-      string(val, child(path, k), paths ? 'the file content' : 'the value');
+      if (paths) relPath(k, at(k));
+      string(val, at(k), paths ? 'the file content' : 'the value');
+    }
+    if (paths) onDisk(Object.keys(o), path, at);
+  };
+  /**
+   * File paths that could not all be written as given: each must name a file (not end in
+   * "/"), each name must be possible on disk, and no path may be both a file and a folder
+   * or two files on a case-insensitive disk (macOS and Windows by default), where the
+   * second would silently overwrite the first.
+   */
+  const onDisk = (keys: string[], path: string, at: (k: string) => string): void => {
+    const files = new Map<string, string>();   // folded path -> as written
+    for (const k of keys) {
+      if (k.includes('\0')) fail(at(k), 'contains a NUL byte: no file name can');
+      if (k.endsWith('/') || k.endsWith('\\')) fail(at(k), 'ends with a slash: a file needs a name (folders are made as needed)');
+      if (Buffer.byteLength(k) > MAX_PATH_BYTES) fail(at(k), `is ${Buffer.byteLength(k)} bytes long; a path may have at most ${MAX_PATH_BYTES}`);
+      for (const name of k.split(/[\\/]/)) {
+        if (name === '') fail(at(k), 'has an empty name between two slashes');
+        if (name === '.') fail(at(k), 'has a "." in it: write the path without it');
+        const bytes = Buffer.byteLength(name);
+        if (bytes > MAX_NAME_BYTES) fail(at(k), `has a name of ${bytes} bytes ("${name.slice(0, 24)}…"); a file or folder name may have at most ${MAX_NAME_BYTES}`);
+      }
+      files.set(fold(k), k);
+    }
+    const seen = new Map<string, string>();
+    for (const k of keys) {
+      const f = fold(k);
+      const twin = seen.get(f);
+      if (twin !== undefined) fail(at(k), `is the same file as ${JSON.stringify(twin)} on a disk that ignores case (macOS, Windows): give them names that differ in more than case`);
+      seen.set(f, k);
+      const parts = f.split('/');
+      for (let n = 1; n < parts.length; n++) {
+        const above = files.get(parts.slice(0, n).join('/'));
+        if (above !== undefined) fail(at(k), `needs a folder ${JSON.stringify(above)}, but ${path}[${JSON.stringify(above)}] is a file: a path cannot be both`);
+      }
     }
   };
   const relPath = (p: string, path: string): void => {
@@ -249,13 +300,13 @@ export function parseScenario(text: string, file: string): Scenario {
       if ('output_tokens' in u) count(u.output_tokens, `${p}.usage.output_tokens`, 'output tokens to report', 1);
     }
     if ('latency_ms' in t) {
-      if (typeof t.latency_ms !== 'number' || !(t.latency_ms >= 0)) {
-        fail(`${p}.latency_ms`, `expected a number of milliseconds ≥ 0, got ${JSON.stringify(t.latency_ms)}`);
+      if (typeof t.latency_ms !== 'number' || !(t.latency_ms >= 0 && t.latency_ms <= MAX_WAIT_MS)) {
+        fail(`${p}.latency_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes), got ${JSON.stringify(t.latency_ms)}`);
       }
     }
     if ('idle_ms' in t) {
-      if (typeof t.idle_ms !== 'number' || !(t.idle_ms >= 0)) {
-        fail(`${p}.idle_ms`, `expected a number of milliseconds ≥ 0 (time that passes on the mock's clock before the response), got ${JSON.stringify(t.idle_ms)}`);
+      if (typeof t.idle_ms !== 'number' || !(t.idle_ms >= 0 && t.idle_ms <= MAX_WAIT_MS)) {
+        fail(`${p}.idle_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes: time that passes on the mock's clock before the response), got ${JSON.stringify(t.idle_ms)}`);
       }
     }
     if ('error' in t) {
@@ -331,12 +382,48 @@ export function parseScenario(text: string, file: string): Scenario {
 
 /** Reads and validates a scenario file; `file` is kept as given for messages. */
 export async function loadScenario(file: string): Promise<Scenario> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ScenarioError(file, '$', code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(e)})`);
+    throw new ScenarioError(file, '$', code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'a folder, not a file' : `cannot read the file (${code ?? String(e)})`);
   }
-  return parseScenario(text, file);
+  return parseScenario(decodeUtf8(bytes, file), file);
+}
+
+/**
+ * The file's text, refusing bytes that are not UTF-8 (a plain read would turn them into
+ * U+FFFD without a word, and the scenario would script something its author never wrote).
+ */
+export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    let line = 1;
+    for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
+    const shown = [...bytes.subarray(at, at + 4)].map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
+    throw new ScenarioError(file, `byte ${at} (line ${line})`, `not valid UTF-8 (bytes ${shown}…): save the file as UTF-8`);
+  }
+}
+
+/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629). */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) { i++; continue; }
+    // Sequence length and the range of the second byte (no overlongs, no surrogates, ≤ U+10FFFF).
+    let n: number; let lo = 0x80; let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) { n = 3; if (c === 0xe0) lo = 0xa0; if (c === 0xed) hi = 0x9f; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; if (c === 0xf0) lo = 0x90; if (c === 0xf4) hi = 0x8f; }
+    else return i;
+    if (i + n > b.length) return i;
+    if (b[i + 1]! < lo || b[i + 1]! > hi) return i;
+    for (let k = 2; k < n; k++) if (b[i + k]! < 0x80 || b[i + k]! > 0xbf) return i;
+    i += n;
+  }
+  return b.length;
 }

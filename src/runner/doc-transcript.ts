@@ -33,14 +33,17 @@ export async function docTranscript(n: number, caseName: string, options: RunOpt
     ? `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}   # with mutation ${mutation.id}: ${mutation.breaks} (broken on purpose)`
     : `$ node steps/run.mjs ${n}${option}${options.trace ? ' --trace' : ''}`;
   const table = usageTable(result.events, plain);
-  // An excerpt leaves out the conversation, never a verdict: the command reruns it whole.
+  // An excerpt leaves out the conversation, the one-line summary per sub-agent (the usage
+  // table has the same numbers) and the expectations that held (the verdict line counts
+  // them); never a table, a failure or the verdict. The command reruns it whole.
   const conversation = options.excerpt
-    ? ['(the conversation is left out here: run the command to see it)']
+    ? ['(an excerpt: the conversation and the expectations that held are left out; the command shows them)']
     : renderTranscript(result.events, { color: plain, width: 100, trace: options.trace });
-  const lines = [command, '', ...conversation, '', ...(table.length > 0 ? [...table, ''] : []), ...agentReports(result.terminal)];
+  const reports = agentReports(result.terminal).filter((l) => !(options.excerpt && /^\s+⎿ /.test(l)));
+  const lines = [command, '', ...conversation, '', ...(table.length > 0 ? [...table, ''] : []), ...reports];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
-  for (const e of result.expectations) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);
+  for (const e of result.expectations) if (!(options.excerpt && e.ok)) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);
   const passed = result.expectations.filter((e) => e.ok).length;
   lines.push('', `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`);
   return lines.join('\n');
@@ -55,7 +58,17 @@ export async function docVerdicts(n: number, runCase: CaseRunner = runChapter): 
     const scenario = await loadScenarioFile(scenarioFile(chapter, caseName));
     const result = await runCase({ codeDir: snapshotDir(chapter), scenario, latencyScale: 0 });
     const passed = result.expectations.filter((e) => e.ok).length;
-    out.push({ caseName, title: scenario.title, verdict: `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations` });
+    const usage = { calls: 0, input: 0, write: 0, read: 0, output: 0 };
+    for (const e of result.events) {
+      // Model calls only, as the usage table counts them: a token count has no track.
+      if (e.type !== 'response' || e.track === null) continue;
+      usage.calls += 1;
+      usage.input += e.usage.input_tokens;
+      usage.write += e.usage.cache_creation_input_tokens;
+      usage.read += e.usage.cache_read_input_tokens;
+      usage.output += e.usage.output_tokens;
+    }
+    out.push({ caseName, title: scenario.title, verdict: `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`, usage });
   }
   return out;
 }

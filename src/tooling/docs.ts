@@ -6,11 +6,12 @@
 //   <!-- diff: 11 agent.ts -->              …  <!-- /diff -->   … in that one file
 //   <!-- run: 11 demo -->                   …  <!-- /run -->    a transcript, from a callback
 //   <!-- run: 8 demo trace with ID -->      …  <!-- /run -->    … with --trace, mutation ID applied
-//   <!-- run: 12 demo excerpt -->           …  <!-- /run -->    … only the usage table and the verdicts
+//   <!-- run: 12 demo excerpt -->           …  <!-- /run -->    … without the conversation and the expectations that held
 //   <!-- files: 11 -->                      …  <!-- /files -->  the files chapter 11 adds or changes (a table)
 //   <!-- hunk: agent.ts#block-name @11 -->  …  <!-- /hunk -->   the diff hunks where that block changed chapter 11
 //   <!-- cases: 11 -->                      …  <!-- /cases -->  every case but demo: title, command, PASS line
 //   <!-- cases: 11 except recursion,plan --> …                  … leaving out the ones shown as transcripts
+//   <!-- cases: 12 usage -->                …  <!-- /cases -->  … with each run's token totals (the mock's usage fields)
 //   <!-- exercise: 11 -->                   …  <!-- /exercise --> the --exercise paragraph, naming its stubs
 //   <!-- xray: fork.trigger -->             …  <!-- /xray -->   a fact measured on the pinned Claude Code
 //
@@ -40,8 +41,8 @@ export interface DocResolvers {
   files(n: number): MaybeAsync<string>;
   /** The diff hunks of `file` where `block` changed in chapter n. */
   hunk(file: string, block: string, n: number): MaybeAsync<string>;
-  /** A markdown table of chapter n's cases but `except`; undefined keeps the region (no runs available). */
-  cases(n: number, except: readonly string[]): MaybeAsync<string | undefined>;
+  /** A markdown table of chapter n's cases but `except` (with token totals when `usage`); undefined keeps the region (no runs available). */
+  cases(n: number, except: readonly string[], usage?: boolean): MaybeAsync<string | undefined>;
   /** The paragraph on chapter n's `--exercise`, naming the blocks it stubs out. */
   exercise(n: number): MaybeAsync<string>;
   /** The lines quoting one x-ray fact of the pinned release (xray/facts-VERSION.json); absent keeps the region. */
@@ -54,13 +55,13 @@ type Region =
   | { kind: 'run'; n: number; caseName: string; options: RunOptions }
   | { kind: 'files'; n: number }
   | { kind: 'hunk'; file: string; block: string; n: number }
-  | { kind: 'cases'; n: number; except: string[] }
+  | { kind: 'cases'; n: number; except: string[]; usage: boolean }
   | { kind: 'exercise'; n: number }
   | { kind: 'xray'; id: string };
 
 /**
  * A transcript can show the request shapes (trace), a deliberately broken chapter (a
- * mutation's id), or only its end: the usage table, the agent's accounting and the verdicts (excerpt).
+ * mutation's id), or only its end (excerpt): the tables, the agent's ledger, what failed and the verdict.
  */
 export interface RunOptions {
   trace?: boolean;
@@ -73,6 +74,8 @@ export interface CaseVerdict {
   title: string;
   /** `PASS 5/5 expectations`, the last line of the run's transcript. */
   verdict: string;
+  /** The run's token totals over every model call, from the mock's usage fields. */
+  usage?: { calls: number; input: number; write: number; read: number; output: number };
 }
 
 const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray'];
@@ -97,9 +100,9 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     return { kind, n: chapter(args) };
   }
   if (kind === 'cases') {
-    const m = /^(\d+)(?:\s+except\s+([\w-]+(?:,[\w-]+)*))?$/.exec(args);
-    if (!m) return fail(`malformed cases region '${args}': expected <!-- cases: N --> or <!-- cases: N except CASE,CASE -->`);
-    return { kind, n: chapter(m[1] as string), except: m[2] === undefined ? [] : m[2].split(',') };
+    const m = /^(\d+)(\s+usage)?(?:\s+except\s+([\w-]+(?:,[\w-]+)*))?$/.exec(args);
+    if (!m) return fail(`malformed cases region '${args}': expected <!-- cases: N [usage] [except CASE,CASE] -->`);
+    return { kind, n: chapter(m[1] as string), except: m[3] === undefined ? [] : m[3].split(','), usage: m[2] !== undefined };
   }
   if (kind === 'diff') {
     const m = /^(\d+)(?:\s+(\S+))?$/.exec(args);
@@ -151,7 +154,7 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
     case 'hunk':
       return fenced('diff', await resolvers.hunk(region.file, region.block, region.n));
     case 'cases': {
-      const table = await resolvers.cases(region.n, region.except);
+      const table = await resolvers.cases(region.n, region.except, region.usage);
       return table === undefined ? undefined : table.split('\n');
     }
     case 'exercise':
@@ -275,7 +278,7 @@ export function defaultResolvers(
       if (text === '') throw new Error(`block '${block}' of ${file} is the same in chapter ${n} as before: use a code region`);
       return text;
     },
-    async cases(n, except) {
+    async cases(n, except, usage = false) {
       if (!caseVerdicts) return undefined;
       const all = await caseVerdicts(n);
       const rows = all.filter((c) => c.caseName !== 'demo' && !except.includes(c.caseName));
@@ -283,18 +286,27 @@ export function defaultResolvers(
       if (unknown.length > 0) throw new Error(`no case ${unknown.join(', ')} in chapter ${n}`);
       if (rows.length === 0) throw new Error(`chapter ${n} has no case left for the table`);
       const cell = (text: string) => text.replace(/\|/g, '\\|');
+      const num = (x: number) => x.toLocaleString('en-US');
+      const totals = (c: CaseVerdict) => {
+        const u = c.usage;
+        if (!u) throw new Error(`no usage totals for case ${c.title}`);
+        return ` ${u.calls} | ${num(u.input)} | ${num(u.write)} | ${num(u.read)} | ${num(u.output)} |`;
+      };
       return [
-        '| case | what it shows | run it | result |',
-        '|---|---|---|---|',
-        ...rows.map((c) => `| \`${c.caseName}\` | ${cell(c.title)} | \`node steps/run.mjs ${n} --case ${c.caseName}\` | ${c.verdict} |`),
+        `| case | what it shows | run it | result |${usage ? ' calls | input | cache write | cache read | output |' : ''}`,
+        `|---|---|---|---|${usage ? '--:|--:|--:|--:|--:|' : ''}`,
+        ...rows.map((c) => `| \`${c.caseName}\` | ${cell(c.title)} | \`node steps/run.mjs ${n} --case ${c.caseName}\` | ${c.verdict} |${usage ? totals(c) : ''}`),
       ].join('\n');
     },
     async exercise(n) {
       const sourceList = await load();
-      const stubs = sourceList.flatMap((s) => exerciseBlocks(s.marked, n).map((b) => `\`${b.name}\` (${s.name})`));
-      if (stubs.length === 0) throw new Error(`chapter ${n} has no exercise blocks (no //! hint: lines)`);
+      const names = (list: readonly string[]) => (list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`) as string;
+      const perFile = sourceList
+        .map((s) => ({ file: s.name, stubs: exerciseBlocks(s.marked, n).map((b) => `\`${b.name}\``) }))
+        .filter((f) => f.stubs.length > 0);
+      if (perFile.length === 0) throw new Error(`chapter ${n} has no exercise blocks (no //! hint: lines)`);
       const ch = findChapter(n) as NonNullable<ReturnType<typeof findChapter>>;
-      const list = stubs.length === 1 ? stubs[0] : `${stubs.slice(0, -1).join(', ')} and ${stubs.at(-1)}`;
+      const list = names(perFile.map((f) => `${names(f.stubs)} in \`${f.file}\``));
       return [
         `**Build it yourself.** \`node steps/run.mjs ${n} --exercise\` writes this chapter to`,
         `\`exercises/${chapterDir(ch)}/\` with ${list} stubbed out.`,
