@@ -7,20 +7,25 @@
 // strace of one that must show loopback connections only.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_ENV } from '../src/xray/drive.ts';
 import { runXray } from '../src/xray/cli.ts';
 import type { RequestEvent } from '../src/mock/types.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'xray-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A stand-in `claude`: answers --version, else sends one request carrying what it saw. */
-function fakeClaude(name: string, mode: 'report' | 'hang'): string {
+function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject', tell?: string): string {
   const file = path.join(scratch, name);
+  // 'reject': a request a real API refuses (a system turn without its beta), as a client
+  // the mock was not calibrated for would send. `tell`: a file outside the run where the
+  // client writes what it saw before it sends anything.
+  const system = mode === 'reject' ? ", { role: 'system', content: 'a system turn, no beta' }" : '';
   writeFileSync(file, `#!${process.execPath}
 const { execSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
@@ -30,11 +35,12 @@ let head = '';
 try { head = execSync('git log --format=%s', { encoding: 'utf8' }).trim(); } catch {}
 const sleeper = ${mode === 'hang' ? "spawn('sleep', ['60'], { stdio: 'ignore' }).pid" : 'null'};
 const seen = { env: process.env, cwd: process.cwd(), argv, head, sleeper };
+${tell ? `require('node:fs').writeFileSync(${JSON.stringify(tell)}, JSON.stringify(seen));` : ''}
 fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages?beta=true', {
   method: 'POST',
   headers: { 'content-type': 'application/json', 'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01' },
   body: JSON.stringify({ model: 'claude-opus-5-5', max_tokens: 10, tools: [{ name: 'Agent', input_schema: { type: 'object' } }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: JSON.stringify(seen) }] }] }),
+    messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: JSON.stringify(seen) }] }${system}] }),
 }).then((r) => r.text()).then(() => { ${mode === 'hang' ? 'setInterval(() => {}, 1000);' : "console.log('done'); process.exit(0);"} });
 `);
   chmodSync(file, 0o755);
@@ -131,6 +137,42 @@ describe('driving a client', () => {
     expect(running(sleeper!)).toBe(false);
     expect(existsSync(r.tempDir)).toBe(false);
   });
+});
+
+describe('a request the mock refuses', () => {
+  it('is a problem of the run, and xray exits 1', async () => {
+    const bin = fakeClaude('claude-reject', 'reject');
+    const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: process.env, timeoutMs: 30_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.problems).toEqual([
+      "request #1 (/v1/messages?beta=true) was refused: 400 invalid_request_error: messages.1.role: Input should be 'user' or 'assistant'",
+    ]);
+    const out: string[] = [];
+    const code = await runXray(['delegate', '--claude', bin], { out: (l) => out.push(l), err: (l) => out.push(l), env: process.env });
+    expect(code).toBe(1);
+    expect(out.join('\n')).toContain('✖ request #1 (/v1/messages?beta=true) was refused');
+  });
+});
+
+describe('Ctrl-C during a run', () => {
+  it('kills the client with everything it started and removes the temp folders', async () => {
+    const tell = path.join(scratch, 'interrupted.json');
+    const bin = fakeClaude('claude-interrupted', 'hang', tell);
+    const runner = spawn(process.execPath, [path.join(ROOT, 'steps', 'run.mjs'), 'xray', 'delegate', '--claude', bin], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => runner.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+    try {
+      for (let i = 0; i < 600 && !existsSync(tell); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(tell)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      runner.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const seen = JSON.parse(readFileSync(tell, 'utf8')) as { cwd: string; sleeper: number };
+      expect(existsSync(path.dirname(seen.cwd))).toBe(false);
+      expect(running(seen.sleeper)).toBe(false);
+    } finally {
+      runner.kill('SIGKILL');
+    }
+  }, 90_000);
 });
 
 describe('xray on the command line', () => {

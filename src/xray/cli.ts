@@ -82,7 +82,7 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
     return 2;
   }
   const c = io.color ?? new Chalk({ level: 0 });
-  const version = await claudeVersion(bin);
+  const version = await claudeVersion(bin, io.env);
   const pinned = pinnedVersion();
   if (!args.json) {
     io.out(c.bold(`X-ray · Claude Code ${version}`) + c.dim(`  (${bin})`));

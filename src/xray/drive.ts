@@ -78,16 +78,23 @@ export function findClaude(flag: string | undefined, env: NodeJS.ProcessEnv = pr
   return undefined;
 }
 
-/** `claude --version` → "2.1.328". Run with the same clean environment as a case. */
-export function claudeVersion(bin: string, env: Record<string, string> = childEnv(process.env, { mockUrl: 'http://127.0.0.1:9', home: '/nonexistent' })): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(bin, ['--version'], { env, timeout: 20_000 }, (err, stdout) => {
-      if (err) { reject(new Error(`${bin} --version failed: ${err.message.split('\n')[0]}`)); return; }
-      const v = /\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
-      if (!v) { reject(new Error(`${bin} --version printed no version: ${JSON.stringify(stdout.trim().slice(0, 80))}`)); return; }
-      resolve(v);
+/** `claude --version` → "2.1.328". Run with a clean environment and a temp HOME, removed after. */
+export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const home = await mkdtemp(path.join(tmpdir(), 'subagents-xray-version-'));
+  try {
+    // Port 9 (discard) on loopback: should --version ever call out, it reaches nothing.
+    const env = childEnv(parentEnv, { mockUrl: 'http://127.0.0.1:9', home, tmp: home });
+    return await new Promise<string>((resolve, reject) => {
+      execFile(bin, ['--version'], { env, cwd: home, timeout: 20_000 }, (err, stdout) => {
+        if (err) { reject(new Error(`${bin} --version failed: ${err.message.split('\n')[0]}`)); return; }
+        const v = /\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
+        if (!v) { reject(new Error(`${bin} --version printed no version: ${JSON.stringify(stdout.trim().slice(0, 80))}`)); return; }
+        resolve(v);
+      });
     });
-  });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 /**
