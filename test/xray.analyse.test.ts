@@ -56,6 +56,7 @@ describe("the series' facts", () => {
     expect(value(facts, 'fork.boilerplate')).toBe(`<${FORK_BOILERPLATE_TAG}> · directive prefix "${FORK_DIRECTIVE_PREFIX}"`);
     expect(value(facts, 'fork.refusal')).toBe(`is_error: true · "${FORK_REFUSAL}"`);
     expect(value(facts, 'fork.breakpoints')).toContain('directive');
+    expect(value(facts, 'fork.named-child')).toBe('no: is_error "The agent tool is not available inside a sub-agent."');
   });
 
   it('chapters 11 and 13: reports inline, explore without a shell, the caps as the code enforces them', async () => {

@@ -29,6 +29,7 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   { chapter: 11, scenario: 'context', cases: ['delegate'] },
   { chapter: 12, scenario: 'demo', cases: ['fork', 'fork-seed'] },
   { chapter: 12, scenario: 'guard', cases: ['guard'] },
+  { chapter: 12, scenario: 'fork-named', cases: ['guard'] },
   { chapter: 13, scenario: 'cap-one', cases: ['limits'] },
   { chapter: 13, scenario: 'depth-one', cases: ['limits'] },
 ];
