@@ -59,8 +59,10 @@ export function readLimits(env: Record<string, string | undefined>, warn: (line:
 
 /** The refusal for a call past the concurrency cap: the cap, the variable, and what to do. */
 export function concurrencyRefusal(limits: Limits): string {
+  //> 13 concurrency-refusal
   return `Concurrent subagent limit reached: ${limits.running} sub-agents are running and at most ${limits.maxConcurrent} may run at once ` +
     `(${CONCURRENCY_VAR}=${limits.maxConcurrent}). This task did not start; run it after the others finish, or do it directly.`;
+  //<
 }
 
 /** The refusal for a call past the depth cap. */

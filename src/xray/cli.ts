@@ -8,7 +8,7 @@
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
-import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installCleanupHandlers, installHint, pinnedVersion, type DriveResult } from './drive.ts';
+import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installHint, pinnedVersion, type DriveResult } from './drive.ts';
 import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
 import { SERIES_RUNS, checkFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
 import { ROOT } from '../runner/scenarios.ts';
@@ -36,8 +36,6 @@ export interface XrayIo {
   env: NodeJS.ProcessEnv;
   color?: ChalkInstance;
   width?: number;
-  /** Kill runs and remove their temp folders on Ctrl-C / SIGTERM (the real command line; tests leave it off). */
-  cleanupOnSignal?: boolean;
 }
 
 const defaultIo = (): XrayIo => ({
@@ -46,7 +44,6 @@ const defaultIo = (): XrayIo => ({
   env: process.env,
   color: new Chalk({ level: 'NO_COLOR' in process.env || !process.stdout.isTTY ? 0 : 1 }),
   width: process.stdout.columns || 100,
-  cleanupOnSignal: true,
 });
 
 export async function runXray(argv: string[], io: XrayIo = defaultIo()): Promise<number> {
@@ -89,7 +86,6 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
     if (version !== pinned) io.out(c.yellow(`note: the project's facts are measured on ${pinned}; this is ${version}, so differences are expected`));
   }
 
-  if (io.cleanupOnSignal) installCleanupHandlers();
   const results: DriveResult[] = [];
   for (const name of cases) {
     for (const scenario of CASE_SCENARIOS[name]) {

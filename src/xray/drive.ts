@@ -7,9 +7,9 @@
 // prints nothing (cli.ts does).
 
 import { spawn, execFile } from 'node:child_process';
-import { existsSync, rmSync, statSync, accessSync, constants } from 'node:fs';
-import { mkdtemp, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rmSync, statSync, accessSync, constants } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { makeTempDir, release, stopProcessesIn, trackChild } from '../runner/cleanup.ts';
 import path from 'node:path';
 import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
 import { checkExpectations, type ExpectationResult } from '../runner/expectations.ts';
@@ -80,7 +80,7 @@ export function findClaude(flag: string | undefined, env: NodeJS.ProcessEnv = pr
 
 /** `claude --version` → "2.1.328". Run with a clean environment and a temp HOME, removed after. */
 export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const home = await mkdtemp(path.join(tmpdir(), 'subagents-xray-version-'));
+  const home = await makeTempDir('subagents-xray-version-');
   try {
     // Port 9 (discard) on loopback: should --version ever call out, it reaches nothing.
     const env = childEnv(parentEnv, { mockUrl: 'http://127.0.0.1:9', home, tmp: home });
@@ -94,6 +94,7 @@ export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = 
     });
   } finally {
     rmSync(home, { recursive: true, force: true });
+    release(home);
   }
 }
 
@@ -172,36 +173,9 @@ export interface DriveOptions {
   parentEnv?: NodeJS.ProcessEnv;
 }
 
-// Runs in flight, so an interrupted x-ray (Ctrl-C, a kill) still kills its children and
-// removes its temp folders: the CLI installs the handlers below, which run synchronously.
-const live = new Map<string, { pid?: number; keep: boolean }>();
-let handlersInstalled = false;
-
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try { process.kill(-pid, signal); } catch { /* already gone */ }
-}
-
-function cleanupAll(): void {
-  for (const [dir, run] of live) {
-    killGroup(run.pid, 'SIGKILL');
-    if (!run.keep) rmSync(dir, { recursive: true, force: true });
-  }
-  live.clear();
-}
-
-/** For the command line: on exit, Ctrl-C, SIGTERM or SIGHUP, kill what runs and remove its temp folders. */
-export function installCleanupHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  process.once('exit', cleanupAll);
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(sig, () => {
-      cleanupAll();
-      // The conventional status of a process ended by that signal.
-      process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[sig]);
-    });
-  }
 }
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<void> {
@@ -247,10 +221,11 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
   if (!CASE_SCENARIOS[o.name].includes(scenarioName)) throw new Error(`case ${o.name} has no scenario "${scenarioName}" (it has ${CASE_SCENARIOS[o.name].join(', ')})`);
   const scenario = await loadScenarioFile(xrayScenarioFile(scenarioName));
   checkCase(scenario);
-  const scratch = process.platform !== 'win32' && existsSync('/tmp') ? '/tmp' : tmpdir();
-  const tempDir = await mkdtemp(path.join(scratch, 'subagents-xray-'));
-  const entry: { pid?: number; keep: boolean } = { keep: o.keep === true };
-  live.set(tempDir, entry);
+  // Registered with the shared cleanup (src/runner/cleanup.ts): should the x-ray be
+  // interrupted (Ctrl-C, SIGTERM, a crash), the folder goes, and so does the binary's
+  // whole process group (it is spawned detached, leading its own group).
+  const tempDir = await makeTempDir('subagents-xray-');
+  const entry: { pid?: number } = {};
   const work = path.join(tempDir, 'work');
   const home = path.join(tempDir, 'home');
   const tmp = path.join(tempDir, 'tmp');
@@ -273,6 +248,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       // Its own process group, so a timeout or a Ctrl-C takes whatever it started along with it.
       const child = spawn(o.bin, args, { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       entry.pid = child.pid;
+      trackChild(child);
       child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
       child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
       const timeoutMs = o.timeoutMs ?? 90_000;
@@ -286,9 +262,11 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
         child.once('error', (err) => { problems.push(`could not start ${o.bin}: ${err.message}`); clearTimeout(soft); resolve(null); });
         child.once('close', (code) => { clearTimeout(soft); if (hard) clearTimeout(hard); resolve(code); });
       });
-      // Whatever the binary left running in its group (a background shell) goes with it.
+      // Whatever the binary left running in its group goes with it, and so does anything
+      // still working in the workspace that left the group (a background shell of its own).
       killGroup(child.pid, 'SIGKILL');
       entry.pid = undefined;
+      stopProcessesIn(tempDir);
       if (timedOut) problems.push(`${scenarioName}: Claude Code did not finish within ${Math.round(timeoutMs / 1000)} s (killed)`);
       else if (exitCode !== 0 && exitCode !== null) problems.push(`${scenarioName}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
     } finally {
@@ -308,7 +286,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     };
   } finally {
     if (!o.keep) rmSync(tempDir, { recursive: true, force: true });
-    live.delete(tempDir);
+    release(tempDir);
   }
 }
 
