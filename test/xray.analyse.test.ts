@@ -17,6 +17,7 @@ import { compareFacts, docFactLines, factsFilePath, factsFileText, pinnedVersion
 import { findMutation, withMutant } from '../src/tooling/selfcheck.ts';
 import { fillDoc, defaultResolvers } from '../src/tooling/docs.ts';
 import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX, FORK_PLACEHOLDER_RESULT, FORK_REFUSAL } from '../steps/12-fork-subagents/fork.ts';
+import { SCANNED_MARK } from '../steps/13-parallel-limits/scan.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
 import type { XrayTrace } from '../src/xray/trace.ts';
 
@@ -64,6 +65,7 @@ describe("the series' facts", () => {
     expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
     expect(value(facts, 'report.notification')).toBe('none: the report is the tool_result');
     expect(facts.find((f) => f.id === 'report.framing')?.version).toBe('chapter 13');
+    expect(value(facts, 'report.framing').startsWith(`framed: opens with "${SCANNED_MARK}: …]"`)).toBe(true);
     expect(value(facts, 'explore.context')).toBe('CLAUDE.md no · git status no');
     expect(value(facts, 'general.context')).toBe('CLAUDE.md yes · git status yes');
     expect(value(facts, 'limits.concurrency')).toMatch(/^is_error · "Concurrent subagent limit reached" · names the variable: yes$/);
@@ -148,6 +150,70 @@ function claudeShaped(): XrayTrace {
   (events[0] as RequestEvent & { unmodelled?: string[] }).unmodelled = ['metadata', 'thinking'];
   return { source: 'claude-code', version: '9.9.9', case: 'delegate', events, cwd: '/w', home: '/h' };
 }
+
+/** A fork in Claude Code's shape: an uncached first system block that differs, the child's own call only. */
+function claudeShapedFork(): XrayTrace {
+  const sys = (first: string) => [{ type: 'text', text: first }, { type: 'text', text: 'cached one', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'cached two', cache_control: { type: 'ephemeral' } }];
+  const first = { role: 'user', content: [{ type: 'text', text: 'Split the work.' }] };
+  const systemTurn = { role: 'system', content: [{ type: 'text', text: 'environment' }] };
+  const call = (id: string, p: string) => ({ type: 'tool_use' as const, id, name: 'Agent', input: { description: p, prompt: `${p} task: do it.`, subagent_type: 'fork' } });
+  const tools = ['Agent', 'Bash', 'Read'];
+  const child = (seq: number, id: string, p: string): RequestEvent => {
+    const r = req(seq, `fork-${p}`, [first, systemTurn, { role: 'assistant', content: [call(id, p)] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text: 'Made-up placeholder.' }] },
+        { type: 'text', text: `<made-up-tag>\nrules\n</made-up-tag>\n\nGo: ${p} task: do it.`, cache_control: { type: 'ephemeral' } }] }], tools, sys(`billing ${seq}`));
+    r.breakpoints = [
+      { where: 'system[1]', position: 4, ttl: '5m', prefix_tokens: 10 },
+      { where: 'system[2]', position: 5, ttl: '5m', prefix_tokens: 20 },
+      { where: 'messages[3].content[1]', position: 9, ttl: '5m', prefix_tokens: 30 },
+    ];
+    return r;
+  };
+  const events: MockEvent[] = [
+    req(1, 'main', [first, systemTurn], tools, sys('billing 1')),
+    res(1, 'main', [{ type: 'text', text: 'Forking two.' }, call('toolu_a', 'A'), call('toolu_b', 'B')]),
+    child(2, 'toolu_a', 'A'), res(2, 'fork-A', [{ type: 'text', text: 'A done.' }]),
+    child(3, 'toolu_b', 'B'), res(3, 'fork-B', [{ type: 'text', text: 'B done.' }]),
+  ];
+  return { source: 'claude-code', version: '9.9.9', case: 'fork', events, cwd: '/w', home: '/h' };
+}
+
+describe("Claude Code's fork shape (a made-up trace)", () => {
+  it('reads the trigger, the system blocks, the layout, the placeholder, the boilerplate and the breakpoints', () => {
+    const trace = claudeShapedFork();
+    expect(roles(trace)).toEqual([
+      { track: 'main', kind: 'root' },
+      { track: 'fork-A', kind: 'fork', parent: 'main', type: 'fork' },
+      { track: 'fork-B', kind: 'fork', parent: 'main', type: 'fork' },
+    ]);
+    const facts = extractFacts([trace]);
+    expect(value(facts, 'fork.trigger')).toBe('subagent_type: "fork"');
+    expect(value(facts, 'fork.system')).toBe('cached blocks byte-identical, an uncached block differs');
+    expect(value(facts, 'fork.tools')).toBe('byte-identical, agent tool kept');
+    expect(value(facts, 'fork.layout')).toBe('history as sent · assistant: its own tool_use only, text dropped · user: its own placeholder, then the directive');
+    expect(value(facts, 'fork.placeholder')).toBe('"Made-up placeholder."');
+    expect(value(facts, 'fork.boilerplate')).toBe('<made-up-tag> · directive prefix "Go: "');
+    expect(value(facts, 'fork.breakpoints')).toBe('system block 2 of 3, system block 3 of 3, directive');
+  });
+});
+
+describe('a report handed back inline in a frame (a made-up trace)', () => {
+  it('finds a multi-line report whose every line was indented, and names the frame', () => {
+    const call = { type: 'tool_use' as const, id: 'toolu_f', name: 'Agent', input: { description: 'x', prompt: 'Frame task: report.', subagent_type: 'Explore' } };
+    const first = { role: 'user', content: [{ type: 'text', text: 'Go.' }] };
+    const events: MockEvent[] = [
+      req(1, 'main', [first], ['Agent']), res(1, 'main', [call]),
+      req(2, 'explore', [{ role: 'user', content: [{ type: 'text', text: 'Frame task: report.' }] }], ['Read']),
+      res(2, 'explore', [{ type: 'text', text: 'line one\nline two' }]),
+      req(3, 'main', [first, { role: 'assistant', content: [call] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_f', content: '[Made-up frame] a note:\n  line one\n  line two' }] }], ['Agent']),
+      res(3, 'main', [{ type: 'text', text: 'ok' }]),
+    ];
+    const facts = extractFacts([{ source: 'claude-code', version: '9.9.9', case: 'guard', events, cwd: '/w', home: '/h' }]);
+    expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
+    expect(value(facts, 'report.framing')).toBe('framed: opens with "[Made-up frame]" · report lines indented: yes');
+  });
+});
 
 describe("Claude Code's shapes (a made-up trace)", () => {
   it('finds the Explore child by its prompt, through a system turn, and reads its tools with the name mapping', () => {

@@ -237,6 +237,14 @@ function childrenOf(spawn: Spawn, convs: Conversation[]): Conversation[] {
   return convs.filter((c) => c.parent === spawn);
 }
 
+/** The report's lines, each found in the text: the report is there, re-indented or not. */
+function carries(text: string | undefined, report: string): boolean {
+  if (text === undefined || report === '') return false;
+  if (text.includes(report)) return true;
+  const lines = report.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return lines.length > 0 && lines.every((l) => text.includes(l));
+}
+
 /** The conversation's report: the text of its last answer. */
 function reportOf(conv: Conversation): string {
   for (let i = conv.exchanges.length - 1; i >= 0; i--) {
@@ -523,9 +531,9 @@ function deliveries(all: Analysed[], from: (s: Spawn) => boolean): Delivery[] {
       if (report === '') continue;
       const result = resultOf(s);
       let later: string | undefined;
-      if (!result?.text.includes(report)) {
+      if (!carries(result?.text, report)) {
         for (const ex of s.conv.exchanges.slice(s.at + 1)) {
-          later = userTexts(ex.messages).find((t) => t.includes(report));
+          later = userTexts(ex.messages).find((t) => carries(t, report));
           if (later !== undefined) break;
         }
       }
@@ -536,7 +544,7 @@ function deliveries(all: Analysed[], from: (s: Spawn) => boolean): Delivery[] {
 }
 
 function deliveryMode(d: Delivery): string {
-  if (d.result?.text.includes(d.report)) return 'inline: the agent call\'s tool_result';
+  if (carries(d.result?.text, d.report)) return 'inline: the agent call\'s tool_result';
   if (d.later !== undefined) return 'a launch notice as the tool_result, the report later in a user-side text block';
   return d.result ? 'a tool_result without the report; the report never reached the caller' : 'never reached the caller';
 }
@@ -556,7 +564,7 @@ function reportNotice(all: Analysed[]): Fact {
   const ds = deliveries(all, fromRoot);
   const d = ds.find((x) => x.a.trace.case === 'delegate') ?? ds[0];
   if (!d || !d.result) return fact('report.notice', NOT_MEASURED);
-  if (d.result.text.includes(d.report)) return fact('report.notice', 'nothing: the call waits for the report', d.a.trace);
+  if (carries(d.result.text, d.report)) return fact('report.notice', 'nothing: the call waits for the report', d.a.trace);
   const id = /\bagent ?id:\s*(\S+)/i.test(d.result.text);
   return fact('report.notice', `"${firstSentence(d.result.text)}" · names an agent id: ${yesNo(id)}`, d.a.trace);
 }
@@ -580,7 +588,7 @@ function reportNotification(all: Analysed[]): Fact {
     const inline = ds[0];
     return inline ? fact('report.notification', 'none: the report is the tool_result', inline.a.trace) : fact('report.notification', NOT_MEASURED);
   }
-  const tags = openTags(d.later, d.later.indexOf(d.report));
+  const tags = openTags(d.later, d.later.indexOf(d.report.split('\n')[0]!.trim()));
   // The fields beside the report: the child tags of the innermost element that holds it.
   const holder = tags.length >= 2 ? tags[tags.length - 2]! : undefined;
   let fields: string[] = [];
@@ -593,20 +601,18 @@ function reportNotification(all: Analysed[]): Fact {
 }
 
 function reportFraming(all: Analysed[]): Fact {
-  // The latest source that returns a report inline: the series' later chapters frame it.
-  const ds = deliveries(all, () => true).filter((d) => d.result?.text.includes(d.report) || d.result?.text.includes(d.report.split('\n')[0]!.trim()));
-  const inline = ds.filter((d) => d.result !== undefined);
+  // The latest run that returns a report inline: the series' later chapters frame it.
+  const inline = deliveries(all, () => true).filter((d) => carries(d.result?.text, d.report));
   const d = inline[inline.length - 1];
   if (!d || !d.result) return fact('report.framing', NOT_MEASURED);
   const text = d.result.text;
-  const firstLine = d.report.split('\n')[0]!.trim();
-  const at = text.indexOf(firstLine);
-  const before = text.slice(0, at);
-  const lineStart = before.slice(before.lastIndexOf('\n') + 1);
-  const indented = /^[ \t]+$/.test(lineStart);
-  const opener = /^\s*(\[[^\]\n]{1,40}[\]·:]|<[A-Za-z][\w-]*>)/.exec(before)?.[1];
-  const framed = before.trim() !== '';
-  const value = !framed ? 'not framed: the report as the child wrote it'
+  const lines = d.report.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const before = text.slice(0, text.indexOf(lines[0]!));
+  // Indented means every line of the report starts after whitespace at the start of a line.
+  const indented = lines.every((l) => new RegExp(`(^|\\n)[ \\t]+${l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(text));
+  // The frame's opening bracket or tag; what follows a colon inside it varies by report.
+  const opener = /^\s*(\[[^\]\n]{1,60}\]|<[A-Za-z][\w-]*>)/.exec(before)?.[1]?.replace(/^(\[[^:\]]*):[^\]]*\]$/, '$1: …]');
+  const value = before.trim() === '' ? 'not framed: the report as the child wrote it'
     : `framed: opens with "${opener ?? firstSentence(before)}" · report lines indented: ${yesNo(indented)}`;
   return fact('report.framing', value, d.a.trace);
 }
