@@ -6,6 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, client, repeatTrack } from '../src/mock/testkit.ts';
+import { TIME_TO_FIRST_TOKEN_MS } from '../src/mock/server.ts';
 import { useMocks } from './use-mocks.ts';
 
 const MODEL = 'claude-sonnet-4-6'; // minimum cacheable prefix: 1024 tokens
@@ -240,8 +241,10 @@ describe('time: TTLs and visibility', () => {
     expect(after.cache_read_input_tokens).toBe(0);
     expect(after.cache_creation_input_tokens).toBe(1100);
     expect(Date.now() - began).toBeLessThan(5000); // six minutes passed on the mock's clock only
+    // The next request arrives once the idle turn's answer has started: six minutes and a
+    // time to first token after the idle turn's own request.
     const times = m.events.filter((e) => e.type === 'request').map((e) => e.time);
-    expect(times[2]! - times[1]!).toBe(6 * MIN + 1);
+    expect(times[2]! - times[1]!).toBe(6 * MIN + TIME_TO_FIRST_TOKEN_MS);
   });
 
   it('idle_ms of six minutes leaves a 1h entry readable', async () => {
@@ -272,6 +275,36 @@ describe('time: TTLs and visibility', () => {
     expect([ua.cache_creation_input_tokens, ub.cache_creation_input_tokens]).toEqual([1100, 1100]);
     clock.advance(1);
     expect((await usageOf(c, req(SYS, 'task A'))).cache_read_input_tokens).toBe(1100);
+  });
+
+  it('two identical requests sent together, no latency, real clock: both miss, however fast the machine answers', async () => {
+    const m = await mock(
+      { a: { match: { user: 'task A' }, turns: [{ text: 'a' }, { text: 'a' }] }, b: { match: { user: 'task B' }, turns: [{ text: 'b' }] } },
+      { latencyScale: 0 },
+    );
+    const c = client(m);
+    const [ua, ub] = await Promise.all([usageOf(c, req(SYS, 'task A')), usageOf(c, req(SYS, 'task B'))]);
+    expect([ua.cache_read_input_tokens, ub.cache_read_input_tokens]).toEqual([0, 0]);
+    expect([ua.cache_creation_input_tokens, ub.cache_creation_input_tokens]).toEqual([1100, 1100]);
+    // Each response started a time to first token after its request, on the mock's clock,
+    // and both requests arrived before either start.
+    const arrivals = m.events.filter((e) => e.type === 'request').map((e) => e.time);
+    const starts = m.events.flatMap((e) => (e.type === 'response' ? [e.started!] : []));
+    expect(Math.max(...arrivals)).toBeLessThan(Math.min(...starts));
+    for (const e of m.events) {
+      if (e.type === 'response') expect(e.started! - arrivals[e.seq - 1]!).toBeGreaterThanOrEqual(TIME_TO_FIRST_TOKEN_MS);
+    }
+    // Asked once an answer is back, the same prefix is read: it arrives after that start.
+    expect((await usageOf(c, req(SYS, 'task A'))).cache_read_input_tokens).toBe(1100);
+  });
+
+  it('a request sent once a response has begun reads what it writes, with no latency and no waiting', async () => {
+    const m = await mock({ main: repeatTrack(2) }, { latencyScale: 0 });
+    const c = client(m);
+    await usageOf(c, req(SYS));
+    expect((await usageOf(c, req(SYS))).cache_read_input_tokens).toBe(1100);
+    // The time to first token passed on the mock's clock only: nothing was waited for.
+    expect(m.events.flatMap((e) => (e.type === 'response' ? [e.waited_ms] : []))).toEqual([0, 0]);
   });
 
   it('with a real clock, a request sent while the writer is still waiting misses', async () => {

@@ -197,8 +197,10 @@ export class PromptCache {
       this.#entries.delete(key);
       return false;
     }
-    // Readable only by requests that arrived after the writer's response started.
-    return e.start < arrival;
+    // Readable only by requests that arrived once the writer's response had started. (The
+    // server's clock puts every start at least a time to first token after its request's
+    // arrival, so two requests at the same instant both miss.)
+    return e.start <= arrival;
   }
 
   #store(key: string, ttl: '5m' | '1h', arrival: number, start: number): void {

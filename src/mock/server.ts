@@ -96,6 +96,17 @@ function loggedHeaders(req: IncomingMessage): Record<string, string> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Time to first token, on the mock's clock: a response starts this long after its request
+ * arrived (a turn's latency_ms, when it has one, is its time to first token instead). The
+ * mock never waits for it: its clock simply never shows a time before the start of a
+ * response already sent. So two requests that arrive before either response has started
+ * both miss the cache, however fast the machine answers, and a request sent once a
+ * response has begun arrives after its start and reads what it wrote.
+ */
+export const TIME_TO_FIRST_TOKEN_MS = 200;
+const SETTLE_TURNS = 10;
+
 /** Text split into word-sized chunks (each word keeps its trailing space), at most ~48. */
 export function textChunks(text: string): string[] {
   const words = text.match(/\S+\s*|\s+/g) ?? [];
@@ -124,7 +135,9 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   // mock's clock jumps ahead, so TTLs run out in a test that takes milliseconds. Every
   // time the mock records or compares goes through this clock.
   let idle = 0;
-  const clock: Clock = { now: () => base.now() + idle };
+  // The latest start of a response sent so far: whoever saw it can only ask after it.
+  let started = -Infinity;
+  const clock: Clock = { now: () => Math.max(base.now() + idle, started) };
   const scale = opts.latencyScale ?? 1;
   const events: MockEvent[] = [];
   const failures: string[] = [];
@@ -132,6 +145,23 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   const state = new Map<string, { next: number; busy: boolean }>();
   for (const name of Object.keys(scenario.tracks)) state.set(name, { next: 0, busy: false });
   let seq = 0;
+  /**
+   * Resolves once the event loop has gone round SETTLE_TURNS times without a new request
+   * (the SDK needs a few turns between two requests it was asked for at once). Shared:
+   * every answer waiting meanwhile resumes at the same moment, in the order it began to
+   * wait, so concurrent requests are answered in the order they arrived.
+   */
+  let settling: Promise<void> | undefined;
+  const settle = (): Promise<void> => settling ??= (async () => {
+    let quiet = 0;
+    let last = seq;
+    for (let i = 0; quiet < SETTLE_TURNS && i < 20 * SETTLE_TURNS; i++) {
+      await new Promise<void>((r) => { setImmediate(r); });
+      quiet = seq === last ? quiet + 1 : 0;
+      last = seq;
+    }
+    settling = undefined;
+  })();
   // The query and headers of each request, by seq, for its request event.
   const wire = new Map<number, { query: string; headers: Record<string, string> }>();
 
@@ -220,13 +250,24 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     res: ServerResponse, s: number, rid: string, arrival: number, body: Json, track: string, turnIdx: number, turn: Turn,
   ): Promise<void> => {
     const wait = (turn.latency_ms ?? 0) * scale;
-    if (wait > 0) await sleep(wait);
+    let waited = 0;
+    if (wait > 0) {
+      const before = performance.now();
+      await sleep(wait);
+      waited = Math.round(performance.now() - before);
+    } else {
+      // Requests already on their way (sent together with this one) arrive first: their
+      // arrival must be stamped before this response's start moves the clock.
+      await settle();
+    }
     // The request has arrived (its arrival time decided what it reads), and now the
     // scripted idle time passes before the response starts. Entries written by this
     // request take their TTL from its arrival, so a gap longer than the TTL means that
     // every request from here on finds them expired.
     if (turn.idle_ms) idle += turn.idle_ms;
-    const start = clock.now();
+    const ttft = Math.max(1, turn.latency_ms ?? TIME_TO_FIRST_TOKEN_MS);
+    const start = Math.max(clock.now(), arrival + (turn.idle_ms ?? 0) + ttft);
+    started = Math.max(started, start);
     const stream = body.stream === true;
     const model = String(body.model);
     const err = turn.error;
@@ -237,7 +278,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       const headers: Record<string, string> = {};
       const retryAfter = err.retry_after ?? (err.status === 429 ? 0 : undefined);
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-      log(errorEvent(s, track, turnIdx, err.status, type, message, true, false));
+      log({ ...errorEvent(s, track, turnIdx, err.status, type, message, true, false), waited_ms: waited });
       sendError(res, rid, err.status, type, message, headers);
       return;
     }
@@ -255,7 +296,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       };
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': rid });
       res.end(JSON.stringify(message));
-      log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas: 0 });
+      log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas: 0, started: start, waited_ms: waited });
       return;
     }
 
@@ -300,7 +341,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       const message = err.message ?? DEFAULT_MESSAGES[err.status] ?? 'Error';
       send('error', { type: 'error', error: { type, message }, request_id: rid });
       res.end();
-      log(errorEvent(s, track, turnIdx, err.status, type, message, true, true));
+      log({ ...errorEvent(s, track, turnIdx, err.status, type, message, true, true), waited_ms: waited });
       return;
     }
     send('message_delta', {
@@ -315,7 +356,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     });
     send('message_stop', { type: 'message_stop' });
     res.end();
-    log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas });
+    log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas, started: start, waited_ms: waited });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -220,6 +220,11 @@ export interface ResponseEvent {
   usage: Usage;
   /** Streaming: how many content_block_delta events were sent; 0 for JSON answers. */
   deltas: number;
+  /** When the response started (its first token), on the mock's clock: at least a time to
+   *  first token after its request arrived. Absent for count_tokens. */
+  started?: number;
+  /** Real milliseconds the mock waited for the turn's latency_ms (0 with latencyScale 0). */
+  waited_ms?: number;
 }
 
 export interface ErrorEvent {
@@ -234,4 +239,6 @@ export interface ErrorEvent {
   /** true when the scenario asked for it; false when the request broke a rule. */
   injected: boolean;
   mid_stream: boolean;
+  /** For an injected error: real milliseconds waited for the turn's latency_ms first. */
+  waited_ms?: number;
 }

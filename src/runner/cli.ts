@@ -266,6 +266,22 @@ function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkIn
   if (o.keep) console.log(c.dim(`workspace kept at ${r.tempDir}`));
 }
 
+/**
+ * The scripted latency of the turns the mock answered, and the real time it waited for it,
+ * from its event log (--no-latency: none; the mock's clock still counts each turn's latency
+ * as its time to first token).
+ */
+function latencyOf(scenario: Scenario, r: RunResult): { scripted_ms: number; waited_ms: number } {
+  let scripted = 0;
+  let waited = 0;
+  for (const e of r.events) {
+    if ((e.type !== 'response' && e.type !== 'error') || e.waited_ms === undefined || e.track === null || e.turn === null) continue;
+    scripted += scenario.tracks[e.track]?.turns[e.turn]?.latency_ms ?? 0;
+    waited += e.waited_ms;
+  }
+  return { scripted_ms: scripted, waited_ms: waited };
+}
+
 function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown {
   const usage: Record<string, Record<string, number>> = {};
   const toolCalls: { track: string | null; name: string; input: unknown }[] = [];
@@ -287,6 +303,6 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown
       seq: e.seq, path: e.path, track: e.track, turn: e.turn, model: e.model, stream: e.stream, tools: e.tool_names,
       messages: (e.body.messages as unknown[] | undefined)?.length ?? 0, breakpoints: e.breakpoints,
     }),
-    tool_calls: toolCalls, usage_by_track: usage, ms: Math.round(r.ms), code_loaded: r.loadedAs ?? null,
+    tool_calls: toolCalls, usage_by_track: usage, latency: latencyOf(scenario, r), ms: Math.round(r.ms), code_loaded: r.loadedAs ?? null,
   };
 }
