@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { FACT_TITLES, NOT_MEASURED, extractFacts, roles, type Fact } from '../src/xray/analyse.ts';
-import { factRows, checkFacts, pairFacts, renderFactTable, seriesTraces, unmodelledFields } from '../src/xray/facts.ts';
+import { factRows, checkFacts, pairFacts, renderFactTable, seriesTraces } from '../src/xray/facts.ts';
 import { compareFacts, docFactLines, factsFilePath, factsFileText, pinnedVersion, readFactsFile } from '../src/xray/facts-file.ts';
 import { findMutation, withMutant } from '../src/tooling/selfcheck.ts';
 import { fillDoc, defaultResolvers } from '../src/tooling/docs.ts';
@@ -146,8 +146,6 @@ function claudeShaped(): XrayTrace {
       { role: 'user', content: [{ type: 'text', text: '<system-reminder>\n<note-of-task>\n<id>a1</id>\n<answer>Two files.</answer>\n</note-of-task>\n</system-reminder>' }] }], tools),
     res(4, 'main', [{ type: 'text', text: 'Done.' }]),
   ];
-  (events[2] as RequestEvent & { unmodelled?: string[] }).unmodelled = ['thinking', 'messages[].role=system'];
-  (events[0] as RequestEvent & { unmodelled?: string[] }).unmodelled = ['metadata', 'thinking'];
   return { source: 'claude-code', version: '9.9.9', case: 'delegate', events, cwd: '/w', home: '/h' };
 }
 
@@ -230,10 +228,6 @@ describe("Claude Code's shapes (a made-up trace)", () => {
     expect(value(facts, 'report.notice')).toBe('"Started in the background." · names an agent id: yes');
     expect(value(facts, 'report.notification')).toBe('a user text block: <system-reminder> > <note-of-task> > <answer>');
     expect(facts.find((f) => f.id === 'report.notification')?.detail).toBe('fields: id, answer');
-  });
-
-  it('lists the fields the mock accepted without modelling them, once each, sorted', () => {
-    expect(unmodelledFields([claudeShaped()])).toEqual(['messages[].role=system', 'metadata', 'thinking']);
   });
 });
 

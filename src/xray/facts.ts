@@ -108,18 +108,6 @@ export function checkFacts(rows: FactRow[], factsFile: string): string[] {
   return compareFacts(rows.map((r) => r.cc), rowsVersion(rows), factsFile);
 }
 
-/** The request fields the mock accepted without modelling them, over all the traces. */
-export function unmodelledFields(traces: XrayTrace[]): string[] {
-  const seen = new Set<string>();
-  for (const t of traces) {
-    for (const e of t.events) {
-      const list = e.type === 'request' ? (e as { unmodelled?: unknown }).unmodelled : undefined;
-      if (Array.isArray(list)) for (const f of list) if (typeof f === 'string') seen.add(f);
-    }
-  }
-  return [...seen].sort();
-}
-
 function wrap(text: string, width: number): string[] {
   const out: string[] = [];
   let line = '';
@@ -172,10 +160,4 @@ export function renderFactTable(rows: FactRow[], color?: ChalkInstance, width = 
   const counted = rows.filter((r) => r.same !== null);
   out.push(`${counted.filter((r) => r.same).length} of ${counted.length} measured facts the same; ${rows.length - counted.length} not measured on one side`);
   return out;
-}
-
-/** The fields list under the table. */
-export function renderUnmodelled(fields: string[]): string[] {
-  if (fields.length === 0) return ['The mock modelled every request field the client sent.'];
-  return ['Request fields the mock accepted without modelling them:', ...wrap(fields.join(', '), 100).map((l) => `  ${l}`)];
 }
