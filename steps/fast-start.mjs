@@ -70,20 +70,21 @@ function loadBundle(file) {
 }
 
 /**
- * Resolves once this process has no child process left (Linux: read from /proc; elsewhere
+ * Resolves once this process has no esbuild child left (Linux: read from /proc; elsewhere
  * at once), or after `ms`. A child that exits while this process waits is reaped by Node,
  * so it cannot linger as a zombie after this process is gone.
  */
-async function childrenGone(ms) {
+async function esbuildGone(ms) {
   if (process.platform !== 'linux' || !existsSync('/proc/self/stat')) return;
-  const ppidOf = (pid) => {
+  const mine = (pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch { return -1; }
+      return stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'esbuild' &&
+        Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+    } catch { return false; }
   };
   const end = Date.now() + ms;
-  while (readdirSync('/proc').some((p) => /^\d+$/.test(p) && ppidOf(p) === process.pid) && Date.now() < end) {
+  while (readdirSync('/proc').some((p) => /^\d+$/.test(p) && mine(p)) && Date.now() < end) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -126,7 +127,7 @@ export async function compiled(root) {
     const interrupted = (signal) => {
       signalled = true;
       rmSync(scratch, { recursive: true, force: true });
-      void esbuild.stop().then(() => childrenGone(1000)).finally(() => process.exit(signals[signal]));
+      void esbuild.stop().then(() => esbuildGone(1000)).finally(() => process.exit(signals[signal]));
     };
     for (const s of Object.keys(signals)) process.on(s, interrupted);
     try {
@@ -145,7 +146,7 @@ export async function compiled(root) {
     } finally {
       for (const s of Object.keys(signals)) process.off(s, interrupted);
       await esbuild.stop();
-      await childrenGone(1000);
+      await esbuildGone(1000);
     }
     // Older builds are dead weight once nothing can still be using them (give a running
     // process ten minutes), and leftovers of interrupted builds likewise.

@@ -6,12 +6,15 @@
 // (Linux); elsewhere only the folders are checked.
 
 import { afterAll, describe, it, expect } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { processesIn, stopProcessesIn } from '../src/runner/cleanup.ts';
+import { cleanupNow, onExit, processesIn, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
+import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
+import { findChapter } from '../src/chapters.ts';
+import { startMock } from '../src/mock/index.ts';
 
 const RUN = path.join(ROOT, 'steps', 'run.mjs');
 const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
@@ -44,9 +47,10 @@ interface Outcome { code: number | null; signal: string | null; stdout: string; 
  */
 async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; after: number }, env: Record<string, string> = {}): Promise<Outcome> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'cleanup-test-'));
+  env = { TMPDIR: tmp, ...env };
   try {
     const child = spawn(process.execPath, [RUN, ...args], {
-      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, TMPDIR: tmp },
+      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -139,6 +143,84 @@ describe('finished and crashed runs leave nothing behind', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('--live, interrupted (the mock stands in for the API)', () => {
+  it('SIGINT while the agent waits for an answer: workspace removed, exit 130', async () => {
+    const scenario = await loadScenarioFile(scenarioFile(findChapter(13)!, 'demo'));
+    const mock = await startMock({ scenario, latencyScale: 1 });
+    try {
+      const r = await runIsolated(['13', '--live'], { signal: 'SIGINT', after: 300 }, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url });
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stdout).toMatch(/^Live: chapter 13 in /);
+      expect(r.left).toEqual([]);
+      expect(r.processes).toEqual([]);
+    } finally {
+      await mock.close();
+    }
+  }, 60_000);
+});
+
+describe('a TMPDIR that cannot hold a run is refused in one line, exit 2', () => {
+  it('one that does not exist', async () => {
+    const r = await runIsolated(['1'], undefined, { TMPDIR: '/no/such/folder' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('TMPDIR=/no/such/folder: no such folder (temporary workspaces are made there)\n');
+  }, 30_000);
+
+  it('one inside a git repository (the agent would take it for its project)', async () => {
+    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+    const inside = mkdtempSync(path.join(ROOT, '.tmp', 'tmpdir-'));
+    try {
+      const r = await runIsolated(['1'], undefined, { TMPDIR: inside });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`TMPDIR=${inside}: inside the git repository ${ROOT}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere\n`);
+      expect(readdirSync(inside)).toEqual([]);
+    } finally {
+      rmSync(inside, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('the registry', () => {
+  // cleanupNow empties the registry of this whole test worker; the runs of other test files
+  // have released what they made by the time they returned, so only this test's things are left.
+  it('removes what is still registered: hooks first, then processes, worktrees and folders', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-registry-'));
+    const repo = path.join(dir, 'repo');
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      mkdirSync(repo);
+      git('init', '-q');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'start');
+      const wt = path.join(dir, 'wt');
+      git('worktree', 'add', '-q', '--detach', wt);
+      trackWorktree(repo, wt);
+      const scratch = path.join(dir, 'scratch');
+      mkdirSync(path.join(scratch, 'deep'), { recursive: true });
+      track(scratch);
+      const kept = path.join(dir, 'kept');
+      mkdirSync(kept);
+      track(kept)();   // released: stays
+      const order: string[] = [];
+      onExit(() => { order.push(existsSync(scratch) ? 'hook, scratch still there' : 'hook, too late'); });
+      // A detached child with a child of its own: the whole group goes.
+      const group = spawn('sh', ['-c', 'sleep 30 & sleep 30; wait'], { detached: true, stdio: 'ignore' });
+      trackChild(group);
+      const exited = new Promise((r) => group.once('exit', (_c, sig) => r(sig)));
+      await sleep(100);
+      await cleanupNow();
+      expect(order).toEqual(['hook, scratch still there']);
+      expect(existsSync(scratch)).toBe(false);
+      expect(existsSync(kept)).toBe(true);
+      expect(existsSync(wt)).toBe(false);
+      expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
+      expect(await exited).toBe('SIGTERM');
+      expect(leftovers(group.pid!, dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.runIf(linux)('stopProcessesIn', () => {
