@@ -95,7 +95,7 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: 'if (Math.random() > 2) await saveSession(file, {',
     breaks: 'the session is saved after each prompt' },
   { id: 'resume-history-dropped', chapter: 4, caughtBy: 'resume', file: 'main.ts',
-    find: 'if (saved) session.config.messages.push(...saved.messages);',
+    find: 'session.config.messages.push(...saved.messages);',
     replace: '',
     breaks: '--resume sends the saved history' },
   { id: 'corrupt-session-started-fresh', chapter: 4, caughtBy: 'corrupt', file: 'cli.ts',
@@ -342,6 +342,15 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'return `Sub-agent failed: ${describeError(err)}`;',
     replace: 'throw new Error(`Sub-agent failed: ${describeError(err)}`);',
     breaks: "a sub-agent's failure is returned as its report (same text), not thrown into the parent as an error result" },
+  // Half-done solutions a learner could hand in: each must fail the chapter's check.
+  { id: 'subagent-ignores-model-input', chapter: 11, caughtBy: 'model', file: 'subagent.ts',
+    find: "model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),",
+    replace: 'model: type.model ?? parent.model,',
+    breaks: "the agent call's model input picks the sub-agent's model" },
+  { id: 'subagent-usage-line-missing', chapter: 11, caughtBy: 'demo', file: 'subagent.ts',
+    find: "parent.terminal.write(`  ⎿ ${typeName} sub-agent",
+    replace: "void (`  ⎿ ${typeName} sub-agent",
+    breaks: "the agent reports each sub-agent's spending on its terminal" },
 
   // Chapter 12 · fork sub-agents
   { id: 'fork-child-rerenders-system', chapter: 12, caughtBy: 'demo', file: 'fork.ts',
