@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { trackChild } from './cleanup.ts';
 
 export interface TypeError { file: string; line: number; column: number; message: string }
 
@@ -35,7 +36,10 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
   const info = path.join(cache, `${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.tsbuildinfo`);
   const args = [tsc, '--ignoreConfig', '--noEmit', '--pretty', 'false', ...OPTIONS, '--incremental', '--tsBuildInfoFile', info, path.join(dir, 'main.ts')];
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group (the compiler is a wrapper and a native binary), stopped with
+    // the run if the run is interrupted (cleanup.ts).
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    trackChild(child);
     let text = '';
     child.stdout.on('data', (d) => { text += String(d); });
     child.stderr.on('data', (d) => { text += String(d); });

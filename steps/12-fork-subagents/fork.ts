@@ -184,6 +184,9 @@ async function runChild(parent: LoopConfig, directive: string, client: Anthropic
     const report = await runCompacting(config);
     return report.trim() === '' ? '(the fork finished without a report)' : report;
   } catch (err) {
+    // An SDK error's message is the API's raw JSON body: say its status, type and message.
+    const api = err instanceof APIError ? (err.error as { error?: { type?: string; message?: string } } | undefined)?.error : undefined;
+    if (err instanceof APIError && api?.message) return `Fork failed: API error ${err.status ?? 'mid-stream'} (${api.type}): ${api.message}`;
     return `Fork failed: ${err instanceof Error ? err.message : String(err)}`;
   } finally {
     parent.ledger.absorb(ledger);
