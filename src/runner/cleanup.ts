@@ -12,7 +12,10 @@
 //   trackWorktree(repo, dir) `git worktree remove --force` it at exit
 //   onExit(fn)               run fn at exit (latest first); returns a remover
 //   stopProcessesIn(dir)     stop every process whose working directory is inside dir
+//   scratchRoot()            where temp folders go: TMPDIR (refused if missing or in a repo)
 //   installExitHandlers()    the signal and crash handlers (steps/run.mjs calls it once)
+//   finish()                 the ordinary end: what is left is stopped and waited for
+//   cleanupNow()             everything registered, removed now (what a signal triggers)
 //
 // The state lives on globalThis: the compiled bundle and the TypeScript source can both
 // be loaded in one process, and they must share one registry.
