@@ -58,7 +58,7 @@ function overLimits(text: string): string[] {
 
 // Docs still to be cut to the limits. The list only shrinks: a doc on it that already
 // keeps the limits fails too, so it is taken off.
-const NOT_YET_IN_SHAPE = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+const NOT_YET_IN_SHAPE = new Set([1, 3, 4, 5, 8]);
 
 describe('chapter doc limits', () => {
   it('counts lines, long blocks and transcripts', () => {

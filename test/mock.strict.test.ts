@@ -169,8 +169,14 @@ describe('routing', () => {
     const m = await mock({ main: { turns: [{ tool_calls: [{ name: 'rm_rf', input: {} }] }, { tool_calls: [{ name: 'rm_rf', input: {} }], allow_unoffered: true }] } });
     const err = (await send(m, { tools, ...sys('s', 'go') }).catch((e: unknown) => e)) as APIError;
     expect(err.apiMessage).toContain('turn 0: calls "rm_rf" but the request offers only [read_file]');
-    const ok = (await send(m, { tools, ...sys('s', 'go') })) as Anthropic.Message;
+    // The refusal did not use up turn 0: offered the tool, the same request gets it.
+    const rmRf = { name: 'rm_rf', description: 'x', input_schema: { type: 'object' as const } };
+    const ok = (await send(m, { tools: [...tools, rmRf], ...sys('s', 'go') })) as Anthropic.Message;
     expect(ok.content[0]).toMatchObject({ type: 'tool_use', name: 'rm_rf' });
+    // Turn 1 allows it on purpose: answered even though the request does not offer it.
+    const allowed = (await send(m, { tools, ...sys('s', 'go') })) as Anthropic.Message;
+    expect(allowed.content[0]).toMatchObject({ type: 'tool_use', name: 'rm_rf' });
+    expect(m.failures).toHaveLength(1);
   });
 
   it('the agent may send back a refusal for a call the mock made to an unoffered tool', async () => {

@@ -88,6 +88,7 @@ export const writeFileTool: Tool = {
   },
 };
 
+//> 2 edit-file
 export const editFileTool: Tool = {
   spec: {
     name: 'edit_file',
@@ -110,6 +111,7 @@ export const editFileTool: Tool = {
     return `Edited ${input.path}`;
   },
 };
+//<
 
 export const listFilesTool: Tool = {
   spec: {

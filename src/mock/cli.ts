@@ -5,7 +5,7 @@
 import chalk from 'chalk';
 import minimist from 'minimist';
 import { loadScenario, ScenarioError, startMock } from './index.ts';
-import type { MockEvent } from './types.ts';
+import type { MockEvent, Scenario } from './types.ts';
 
 const HELP = `Usage: npm run mock -- SCENARIO.json [--port N] [--log FILE.jsonl]
 
@@ -55,6 +55,25 @@ export function formatEvent(ev: MockEvent): string {
   return `${seq} ✗ ${who} ${chalk.red(`${ev.status} ${ev.error_type}`)} (${tag}${ev.mid_stream ? ', mid-stream' : ''}) ${cut(ev.message, 160)}`;
 }
 
+/**
+ * A request the scenario answers at once: its first prompt, sent the way the main track
+ * expects it (the system text its match asks for, the tools its first turn calls: a real
+ * model only calls tools it was offered, and the mock refuses a script that does otherwise).
+ */
+function exampleRequest(scenario: Scenario): Record<string, unknown> {
+  const name = 'main' in scenario.tracks ? 'main' : Object.keys(scenario.tracks)[0]!;
+  const track = scenario.tracks[name]!;
+  const names = [...new Set((track.turns[0]?.tool_calls ?? []).map((c) => c.name))];
+  const system = track.match?.system;
+  const prompt = [track.match?.first_user, track.match?.user].find((t) => t !== undefined && !scenario.prompts[0]!.includes(t));
+  return {
+    model: scenario.model ?? 'claude-sonnet-4-6', max_tokens: 256,
+    ...(system !== undefined && { system }),
+    ...(names.length > 0 && { tools: names.map((n) => ({ name: n, description: `the scenario's ${n} tool`, input_schema: { type: 'object' } })) }),
+    messages: [{ role: 'user', content: prompt === undefined ? scenario.prompts[0] : `${scenario.prompts[0]} ${prompt}` }],
+  };
+}
+
 async function main(): Promise<void> {
   const args = minimist(process.argv.slice(2), { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
   if (args.help || args._.length === 0) {
@@ -80,17 +99,25 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const mock = await startMock({
-    scenario,
-    port,
-    logFile: typeof args.log === 'string' ? args.log : undefined,
-    onEvent: (ev) => console.log(formatEvent(ev)),
-  });
-  const model = scenario.model ?? 'claude-sonnet-4-6';
-  const example = JSON.stringify({ model, max_tokens: 256, messages: [{ role: 'user', content: scenario.prompts[0] }] });
+  let mock;
+  try {
+    mock = await startMock({
+      scenario,
+      port,
+      logFile: typeof args.log === 'string' ? args.log : undefined,
+      onEvent: (ev) => console.log(formatEvent(ev)),
+    });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE') console.error(`port ${port} is in use; pass --port 0 for a free one`);
+    else if (code === 'EACCES') console.error(`port ${port} needs privileges; pass --port 0 for a free one`);
+    else console.error(`cannot start the mock: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(2);
+  }
+  const example = JSON.stringify(exampleRequest(scenario));
   console.log(chalk.bold(`mock for ${scenario.file} listening on ${mock.url}`));
   console.log(`tracks: ${Object.keys(scenario.tracks).map((t) => `${t} (${scenario.tracks[t]!.turns.length} turns)`).join(', ')}`);
-  console.log('try:');
+  console.log(`try (answered by ${'main' in scenario.tracks ? 'main' : Object.keys(scenario.tracks)[0]}'s first turn):`);
   console.log(`  curl -s ${mock.url}/v1/messages -H 'x-api-key: any' -H 'anthropic-version: 2023-06-01' \\`);
   console.log(`    -H 'content-type: application/json' -d '${example.replace(/'/g, "'\\''")}'`);
   console.log(chalk.dim('Ctrl-C to stop.'));

@@ -447,10 +447,11 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
         `${file}: track "${name}", turn ${st.next}: a request arrived while the track's previous request was still being answered; two conversations share one track (${describeRequest(body)}); give each its own track with a match`);
       return;
     }
-    const turnIdx = st.next++;
+    const turnIdx = st.next;
     const turn = track.turns[turnIdx]!;
     // A real model only calls tools it was offered; a script that does otherwise is
-    // wrong unless the turn says so on purpose.
+    // wrong unless the turn says so on purpose. Such a request is refused without using
+    // up the turn: a client that retries with the tools gets the scripted answer.
     const offered = Array.isArray(body.tools) ? body.tools.map((t) => (isObj(t) ? String(t.name) : '')) : [];
     const unoffered = (turn.tool_calls ?? []).map((c) => c.name).filter((n) => !offered.includes(n));
     if (unoffered.length > 0 && !turn.allow_unoffered && !(turn.error && !turn.error.mid_stream)) {
@@ -459,6 +460,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       reject(res, s, rid, name, turnIdx, 400, 'invalid_request_error', `[mock] ${failures[failures.length - 1]}`);
       return;
     }
+    st.next++;
     st.busy = true;
     log(requestEvent(s, arrival, path, body, name, turnIdx));
     try {

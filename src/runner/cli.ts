@@ -5,18 +5,58 @@
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
-import { mkdir, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
 import { ScenarioError, type Scenario } from '../mock/index.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, isReady, loadScenarioFile } from './scenarios.ts';
-import { runChapter, writeTree, loadChapterModule, oneLine, type RunResult } from './run-chapter.ts';
+import { runChapter, oneLine, type RunResult } from './run-chapter.ts';
+import { colorDiff } from './diff-color.ts';
+import { UsageError } from './usage-error.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
-import { makeTempDir, release, stopProcessesIn, SetupError } from './cleanup.ts';
+import { SetupError } from './cleanup.ts';
 
 // steps/run.mjs installs the signal and crash handlers from here (src/runner/cleanup.ts).
 export { installExitHandlers, finish } from './cleanup.ts';
+
+
+const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'repl', 'watch', 'gen', 'selfcheck', 'help', 'latency'];
+const STRING_FLAGS = ['case', 'scenario', 'model'];
+const OPTIONAL_DIR_FLAGS = ['exercise', 'check', 'solution'];   // --flag [DIR]
+
+/**
+ * Which options go with which command: the one table the runner checks a command line
+ * against, so that no flag is ever dropped silently. A command is chosen by its flag
+ * (none: `run`, the chapter's demo); an option given to a command that does not take it,
+ * or two options that contradict each other, is one line and exit 2.
+ */
+export const COMMANDS: Record<string, { options: string[]; words?: boolean }> = {
+  run: { options: ['case', 'scenario', 'all', 'trace', 'json', 'keep', 'latency', 'model'] },
+  live: { options: ['case', 'scenario', 'keep', 'model'], words: true },    // words: the learner's own prompt
+  repl: { options: ['case', 'scenario', 'model', 'latency'] },
+  'list-cases': { options: [] },
+  diff: { options: [] },
+  exercise: { options: [] },
+  check: { options: ['case', 'scenario', 'json', 'watch'] },
+  solution: { options: [] },
+  list: { options: [] },
+  gen: { options: [] },            // --gen --check: the check is gen's own mode
+  selfcheck: { options: ['json'] },
+};
+const CONFLICTS: [string, string, string][] = [
+  ['case', 'scenario', 'one scenario at a time'],
+  ['all', 'case', '--all runs every case already'],
+  ['all', 'scenario', '--all runs the chapter\'s own cases'],
+  ['json', 'trace', 'the JSON report replaces the transcript that --trace annotates'],
+  ['json', 'watch', '--watch redraws a screen; run --check --json once for a report'],
+];
+const OPTIONS = ['case', 'scenario', 'all', 'trace', 'json', 'keep', 'latency', 'model', 'watch'];
+
+/** The flag a user typed for an option (latency is typed as --no-latency). */
+const typed = (option: string) => (option === 'latency' ? '--no-latency' : `--${option}`);
+
+const COMMANDS_HELP = Object.fromEntries(Object.entries(COMMANDS).map(([cmd, { options, words }]) => [
+  cmd === 'run' ? 'N (a demo run)' : ['list', 'gen', 'selfcheck'].includes(cmd) ? `--${cmd}` : `N --${cmd}`,
+  [...options.map((o) => (o === 'latency' ? '--no-latency' : `--${o}`)), ...(words ? ['"PROMPT"'] : []), ...(cmd === 'gen' ? ['--check'] : [])].join(' ') || '(none)',
+]));
 
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
@@ -28,8 +68,8 @@ happened, and check the scenario's expectations.
   <chapter>            chapter number, e.g. 11
   --list               every chapter and what the agent can do after it
   --case NAME          run another scenario of the chapter (see --list-cases)
-  --list-cases         the chapter's scenarios
-  --all                run every scenario of the chapter
+  --list-cases         the chapter's scenarios, with their titles
+  --all                run every scenario of the chapter, then a summary
   --scenario FILE      run any scenario file (yours) against the chapter
   --diff               what this chapter added to the previous one
   --trace              show each request's shape and each response's usage
@@ -37,15 +77,25 @@ happened, and check the scenario's expectations.
   --keep               keep the temporary workspace and print its path
   --no-latency         answer at once: skip the scenario's scripted model latency
                        (chapters 12 and 13 wait on purpose, to show work overlapping)
-  --live               run against the real API (needs ANTHROPIC_API_KEY;
-                       ANTHROPIC_BASE_URL optional); prints the agent's own output
   --model ID           model id (default: the chapter's DEFAULT_MODEL)
+
+Try it yourself:
+  --repl               chapter 4 on: the chapter's interactive session, typed by you,
+                       against the scripted model of the demo (or --case, --scenario);
+                       no API key needed, but it only knows the scenario's answers
+  --live ["PROMPT"]    run against the real API (needs ANTHROPIC_API_KEY;
+                       ANTHROPIC_BASE_URL optional), with the demo's files laid out;
+                       PROMPT, if given, replaces the demo's prompts. Exits 1 and says
+                       what failed (the URL, the cause) when the API cannot be reached
 
 Classroom:
   --exercise [DIR]     write the chapter with its new code as TODO stubs
                        (default DIR: exercises/NN-slug)
-  --check [DIR]        run the chapter's scenarios against DIR; names the first
-                       missing behaviour with a hint; exit 0 when all pass
+  --check [DIR]        type-check DIR, then run the chapter's scenarios against it;
+                       names the first missing behaviour with a hint; exit 0 when all pass
+    --watch            run the check again whenever a file in DIR changes, until all pass
+    --json             every scenario and expectation, pass/fail and hint (for grading)
+    --scenario FILE    grade with your own scenario instead (or --case NAME: one of the chapter's)
   --solution [DIR]     diff between DIR and the reference snapshot
                        (--list marks the chapters whose exercise passes)
 
@@ -55,19 +105,17 @@ X-ray (needs your own Claude Code; see docs/xray.md):
 
 Maintenance:
   --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
-  --selfcheck          apply every mutation in src/tooling/mutations.ts and show
+  --selfcheck [--json] apply every mutation in src/tooling/mutations.ts and show
                        that the scenarios catch each one
   -h, --help           this help
+
+Which options go together (anything else is refused, never ignored):
+${Object.entries(COMMANDS_HELP).map(([cmd, opts]) => `  ${cmd.padEnd(19)}${opts}`).join('\n')}
+  and never two of: ${CONFLICTS.map(([a, b]) => `${typed(a)} ${typed(b)}`).join(' · ')}
 
 Environment: NO_COLOR turns colours off; so does output that is not a terminal.
 SUBAGENTS_NO_BUNDLE=1 runs the TypeScript as it is instead of the compiled copies in
 node_modules/.cache (slower; for checking the fallback).`;
-
-const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'gen', 'selfcheck', 'help', 'latency'];
-const STRING_FLAGS = ['case', 'scenario', 'model'];
-const OPTIONAL_DIR_FLAGS = ['exercise', 'check', 'solution'];   // --flag [DIR]
-
-class UsageError extends Error {}
 
 function colorFor(stream: NodeJS.WriteStream): ChalkInstance {
   const off = 'NO_COLOR' in process.env || !stream.isTTY;
@@ -86,6 +134,24 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`error: ${oneLine(err)}`);
     return 2;
   }
+}
+
+
+/** The command a command line asks for, checked against COMMANDS: a wrong mix is a UsageError. */
+export function commandOf(args: minimist.ParsedArgs): string {
+  const given = (f: string) => (f === 'latency' ? args.latency === false : BOOLEAN_FLAGS.includes(f) ? args[f] === true : args[f] !== undefined);
+  // `--gen --check` is the generator's check mode, not the exercise check.
+  const picked = Object.keys(COMMANDS).filter((cmd) => cmd !== 'run' && given(cmd) && !(cmd === 'check' && given('gen')));
+  if (picked.length > 1) throw new UsageError(`give one of --${picked.join(', --')}, not several`);
+  const command = picked[0] ?? 'run';
+  if (command === 'gen' && args.check !== undefined && args.check !== '') throw new UsageError('--gen --check takes no folder');
+  const options = OPTIONS.filter(given);
+  const stray = options.find((o) => !COMMANDS[command]!.options.includes(o));
+  if (stray) throw new UsageError(`${typed(stray)} does not go with ${command === 'run' ? 'a demo run' : `--${command}`} (see --help)`);
+  for (const [a, b, why] of CONFLICTS) {
+    if (options.includes(a) && options.includes(b)) throw new UsageError(`${typed(a)} and ${typed(b)} do not go together: ${why}`);
+  }
+  return command;
 }
 
 async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
@@ -110,60 +176,91 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   for (const flag of STRING_FLAGS) {
     if (flag in args && (typeof args[flag] !== 'string' || args[flag] === '')) throw new UsageError(`--${flag} needs a value`);
   }
-  if (args.gen) {
+  const command = commandOf(args);
+  if (command === 'gen') {
     const { runGen } = await import('../tooling/gen-cli.ts');
     const { docTranscript, docVerdicts } = await import('./doc-transcript.ts');
     return runGen(args.check !== undefined ? ['--check'] : [], undefined, docTranscript, (n) => docVerdicts(n));
   }
-  if (args.selfcheck) {
+  if (command === 'selfcheck') {
     const { runSelfcheck } = await import('../tooling/selfcheck.ts');
     return runSelfcheck(ROOT, undefined, args.json);
   }
-  if (args.list) return list(c);
-  const classroom = OPTIONAL_DIR_FLAGS.filter((f) => args[f] !== undefined);
-  if (classroom.length > 1) throw new UsageError(`give one of --${classroom.join(', --')}`);
+  if (command === 'list') return list(c);
 
   const positional = args._.map(String);
   if (positional.length === 0) throw new UsageError('which chapter? e.g. node steps/run.mjs 11 (or --list, --help)');
   if (positional.includes('xray')) throw new UsageError('xray comes first: node steps/run.mjs xray [CASE] [options]');
-  if (positional.length > 1) throw new UsageError(`one chapter at a time (got ${positional.join(' ')})`);
-  const chapter = parseChapter(positional[0]);
+  const chapter = parseChapter(positional[0]!);
+  const words = positional.slice(1);
+  if (words.length > 0 && !COMMANDS[command]!.words) {
+    throw new UsageError(/^\d+$/.test(words[0]!) ? `one chapter at a time (got ${positional.join(' ')})`
+      : `"${words.join(' ')}": only --live takes a prompt of your own (node steps/run.mjs ${chapter.n} --live "your question")`);
+  }
 
-  if (args.diff) return diff(chapter);
-  if (classroom.length === 1) {
+  if (command === 'diff') return diff(chapter, c);
+  if (command === 'exercise' || command === 'check' || command === 'solution') {
     // Loaded only when asked for: the demo path stays as small as it can be.
     const { defaultExerciseDir, makeExercise, checkExercise, showSolution } = await import('./exercise-cli.ts');
-    const flag = classroom[0];
-    const dir = args[flag] === '' ? defaultExerciseDir(chapter) : path.resolve(String(args[flag]));
+    const dir = args[command] === '' ? defaultExerciseDir(chapter) : path.resolve(String(args[command]));
     const print = (s: string) => console.log(s);
-    if (flag === 'exercise') return makeExercise(chapter, dir, print);
-    if (flag === 'check') return checkExercise(chapter, dir, print, c);
-    return showSolution(chapter, dir, print);
+    if (command === 'exercise') return makeExercise(chapter, dir, print);
+    if (command === 'solution') return showSolution(chapter, dir, print, c);
+    const scenarios = args.scenario ? [path.resolve(args.scenario)] : args.case ? [caseFile(chapter, args.case)] : undefined;
+    return checkExercise(chapter, dir, print, c, { scenarios, json: args.json, watch: args.watch });
   }
-  if (args['list-cases']) { for (const name of casesOf(chapter)) console.log(name); return 0; }
-  if (args.case && args.scenario) throw new UsageError('give --case or --scenario, not both');
+  if (command === 'list-cases') return listCases(chapter);
 
   const files = args.scenario
     ? [path.resolve(args.scenario)]
-    : args.all ? casesOf(chapter).map((n) => scenarioFile(chapter, n)) : [scenarioFile(chapter, args.case ?? 'demo')];
-  if (args.case && !casesOf(chapter).includes(args.case)) {
-    throw new UsageError(`chapter ${chapter.n} has no case "${args.case}"; its cases: ${casesOf(chapter).join(', ')}`);
-  }
+    : args.all ? casesOf(chapter).map((n) => scenarioFile(chapter, n)) : [caseFile(chapter, args.case ?? 'demo')];
   const scenarios: Scenario[] = [];
   for (const f of files) scenarios.push(await loadScenarioFile(f));
 
-  if (args.live) return live(chapter, scenarios[0], args.model, args.keep);
+  if (command === 'live') {
+    const { runLive } = await import('./live.ts');
+    return runLive({ chapter, scenario: scenarios[0]!, prompt: words.length > 0 ? words.join(' ') : undefined, model: args.model, keep: args.keep });
+  }
+  if (command === 'repl') {
+    const { runRepl } = await import('./repl.ts');
+    return runRepl({ chapter, scenario: scenarios[0]!, model: args.model, latencyScale: args.latency ? 1 : 0 });
+  }
 
   let failed = 0;
   const reports: unknown[] = [];
+  const verdicts: string[] = [];
   for (const scenario of scenarios) {
     const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, model: args.model, keep: args.keep, latencyScale: args.latency ? 1 : 0 });
     if (!result.ok) failed++;
+    verdicts.push(`${result.ok ? c.green('✔') : c.red('✖')} ${path.basename(scenario.file, '.json').padEnd(14)} ${scenario.title}`);
     if (args.json) reports.push(jsonReport(chapter, scenario, result));
     else printRun(chapter, scenario, result, c, { trace: args.trace, keep: args.keep });
+    if (!args.json && scenarios.length > 1) console.log('');
   }
   if (args.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
+  else if (scenarios.length > 1) {
+    console.log(c.bold(`Chapter ${chapter.n}: ${scenarios.length - failed} of ${scenarios.length} scenarios pass`));
+    for (const v of verdicts) console.log(`  ${v}`);
+  }
   return failed === 0 ? 0 : 1;
+}
+
+function caseFile(chapter: Chapter, name: string): string {
+  if (!casesOf(chapter).includes(name)) {
+    throw new UsageError(`chapter ${chapter.n} has no case "${name}"; its cases: ${casesOf(chapter).join(', ')}`);
+  }
+  return scenarioFile(chapter, name);
+}
+
+/** --list-cases: each case with its title, so a learner can pick one without opening the files. */
+async function listCases(chapter: Chapter): Promise<number> {
+  const names = casesOf(chapter);
+  const width = Math.max(...names.map((n) => n.length));
+  for (const name of names) {
+    const scenario = await loadScenarioFile(scenarioFile(chapter, name));
+    console.log(`${name.padEnd(width)}  ${scenario.title}`);
+  }
+  return 0;
 }
 
 function parseChapter(text: string): Chapter {
@@ -188,60 +285,12 @@ async function list(c: ChalkInstance): Promise<number> {
   return 0;
 }
 
-async function diff(chapter: Chapter): Promise<number> {
+async function diff(chapter: Chapter, c: ChalkInstance): Promise<number> {
   const { chapterDiff } = await import('../tooling/generate.ts');
-  process.stdout.write(await chapterDiff(ROOT, chapter.n));
+  process.stdout.write(colorDiff(await chapterDiff(ROOT, chapter.n), c));
   return 0;
 }
 
-async function live(chapter: Chapter, scenario: Scenario, model?: string, keep = false): Promise<number> {
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) {
-    console.error('--live talks to the real API: set ANTHROPIC_API_KEY first (and ANTHROPIC_BASE_URL for a gateway).');
-    return 2;
-  }
-  const temp = await makeTempDir('subagents-live-');
-  try {
-    const work = path.join(temp, 'work');
-    const home = path.join(temp, 'home');
-    await mkdir(work);
-    await mkdir(home);
-    await writeTree(work, scenario.files);
-    await writeTree(home, scenario.home_files);
-    const { module: mod } = await loadChapterModule(snapshotDir(chapter));
-    // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
-    const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
-    console.log(`Live: chapter ${chapter.n} in ${work}, model ${model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL}`);
-    try {
-      await mod.runSession(scenario.prompts, {
-        cwd: work, home, apiKey, baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
-        model: model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL,
-        env: { ...process.env, ...scenario.env }, argv: scenario.argv ?? [],
-        terminal: { write: (t) => { process.stdout.write(t); } },
-        platform: process.platform,
-        ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${q.summary ?? q.tool}? [y/N] `)).trim()) }),
-      });
-    } finally {
-      rl?.close();
-    }
-    return 0;
-  } catch (err) {
-    // A live run fails for live reasons (a bad key, a retired model): say it in one line.
-    console.error(`live run failed: ${oneLine(err)}`);
-    return 1;
-  } finally {
-    // From chapter 4 the agent saves its session in the workspace and says how to resume it:
-    // say what becomes of that folder, so the hint never points at something already gone.
-    stopProcessesIn(temp);   // a shell command the agent ran may have left something running there
-    if (keep) { release(temp); console.log(`workspace kept at ${temp}`); }
-    else {
-      const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
-      await rm(temp, { recursive: true, force: true });
-      release(temp);
-      console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);
-    }
-  }
-}
 
 function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkInstance, o: { trace?: boolean; keep?: boolean }): void {
   console.log(c.bold(`Chapter ${chapter.n} · ${chapter.title}`) + c.dim(`  —  ${scenario.title} (${scenario.file})`));

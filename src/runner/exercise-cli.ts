@@ -4,7 +4,7 @@
 // code differs from the reference.
 
 import { mkdir, readdir, readFile, writeFile, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { chapterDir, WRITTEN_CHAPTERS, type Chapter } from '../chapters.ts';
@@ -12,6 +12,8 @@ import { exerciseFiles, hintsFor } from '../tooling/exercise.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
+import { colorDiff } from './diff-color.ts';
+import { UsageError } from './usage-error.ts';
 
 export function defaultExerciseDir(ch: Chapter): string {
   return path.join(ROOT, 'exercises', chapterDir(ch));
@@ -26,18 +28,23 @@ function display(dir: string): string {
 function assertInsideProject(dir: string): void {
   const rel = path.relative(ROOT, dir);
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
-    throw new Error(`${dir}: an exercise folder must be inside the project folder (${ROOT}) so its imports find node_modules`);
+    throw new UsageError(`${dir}: an exercise folder must be inside the project folder (${ROOT}) so its imports find node_modules`);
   }
 }
 
 export async function makeExercise(ch: Chapter, dir: string, print: (s: string) => void): Promise<number> {
   assertInsideProject(dir);
   if (existsSync(dir) && (await readdir(dir)).length > 0) {
-    throw new Error(`${display(dir)} already exists and is not empty: your work there is left alone (choose another folder or remove it)`);
+    throw new UsageError(`${display(dir)} already exists and is not empty: your work there is left alone (choose another folder or remove it)`);
   }
   await mkdir(dir, { recursive: true });
   const files = await exerciseFiles(ROOT, ch.n, display(dir));
   for (const f of files) await writeFile(path.join(dir, f.path), f.content);
+  // exercises/ is in the project's .gitignore; a folder elsewhere ignores itself, so that
+  // `git status` stays about the project (delete this file to put your work under git).
+  if (path.relative(path.join(ROOT, 'exercises'), dir).startsWith('..')) {
+    await writeFile(path.join(dir, '.gitignore'), `# made by node steps/run.mjs ${ch.n} --exercise: keeps this folder out of git status\n*\n`);
+  }
   const todos = await hintsFor(ROOT, ch.n);
   print(`Chapter ${ch.n} exercise written to ${display(dir)} (${files.length} files).`);
   print(`Fill in ${todos.length} TODO${todos.length === 1 ? '' : 's'}:`);
@@ -46,45 +53,117 @@ export async function makeExercise(ch: Chapter, dir: string, print: (s: string) 
   return 0;
 }
 
-export async function checkExercise(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance): Promise<number> {
+/** What `--check` takes besides the folder: a teacher's own scenarios, a JSON report, a watch loop. */
+export interface CheckOptions {
+  /** Scenario files to grade with (default: every case of the chapter). */
+  scenarios?: string[];
+  json?: boolean;
+  watch?: boolean;
+}
+
+/** One scenario's verdict on an exercise, as --check --json reports it. */
+export interface ScenarioVerdict {
+  case: string;
+  file: string;
+  title: string;
+  ok: boolean;
+  /** The TODO the run ran into, if a stub was reached. */
+  stub: string | null;
+  crash: string | null;
+  failures: string[];
+  expectations: { name: string; ok: boolean; detail: string; hint: string | null }[];
+  /** What to look at first: the stub's hint, or the first failing expectation's. */
+  hint: string | null;
+}
+
+/** The chapter an exercise folder was made for, from its main.ts header; undefined when it has none. */
+function madeFor(dir: string): number | undefined {
+  let head = '';
+  try { head = readFileSync(path.join(dir, 'main.ts'), 'utf8').slice(0, 300); } catch { return undefined; }
+  const n = /^\/\/ (?:EXERCISE for|GENERATED from src\/agent\/\S+ for) chapter (\d+)/.exec(head)?.[1];
+  return n === undefined ? undefined : Number(n);
+}
+
+/** The folder must hold an exercise, and one made for this chapter. */
+function assertExercise(ch: Chapter, dir: string): void {
   assertInsideProject(dir);
   if (!existsSync(path.join(dir, 'main.ts'))) {
-    throw new Error(`${display(dir)}: no main.ts here; create the exercise first with: node steps/run.mjs ${ch.n} --exercise ${display(dir)}`);
+    throw new UsageError(`${display(dir)}: no main.ts here; create the exercise first with: node steps/run.mjs ${ch.n} --exercise ${display(dir)}`);
   }
+  const made = madeFor(dir);
+  if (made !== undefined && made !== ch.n) {
+    throw new UsageError(`${display(dir)} was made for chapter ${made}, not chapter ${ch.n}: check it with node steps/run.mjs ${made} --check ${display(dir)}`);
+  }
+}
+
+/** Runs scenarios against the folder; `all: false` stops at the first that fails (the learner's loop). */
+export async function gradeExercise(ch: Chapter, dir: string, files: string[], all: boolean): Promise<ScenarioVerdict[]> {
   const hints = await hintsFor(ROOT, ch.n);
-  const cases = casesOf(ch);
-  let passed = 0;
-  for (const name of cases) {
-    const scenario = await loadScenarioFile(scenarioFile(ch, name));
+  const verdicts: ScenarioVerdict[] = [];
+  for (const file of files) {
+    const scenario = await loadScenarioFile(file);
     const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
-    if (result.ok) { passed++; print(`${c.green('✔')} ${name}`); continue; }
-    print(`${c.red('✖')} ${name}: ${scenario.title}`);
     // A stub either crashes the run or comes back to the model as an error result: look in both.
-    const todo = /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${JSON.stringify(result.events)}`)?.[1];
+    const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${JSON.stringify(result.events)}`)?.[1];
     const failing = result.expectations.find((e) => !e.ok);
-    if (todo) {
-      print(`  ${c.bold('still a stub:')} TODO(${todo})`);
-      const h = hints.find((x) => x.name === todo);
-      if (h) print(`  ${c.yellow('hint:')} ${h.hints.join(' ')}`);
-    } else if (result.crash) {
-      print(`  ${c.bold('the agent crashed:')} ${result.crash}`);
-    } else if (result.failures.length > 0) {
-      print(`  ${c.bold('the mock could not answer:')} ${result.failures[0]}`);
+    const stubHint = stub === undefined ? undefined : hints.find((x) => x.name === stub)?.hints.join(' ');
+    const chapterHints = hints.map((h) => h.hints.join(' ')).join(' / ');
+    const hint = result.ok ? undefined : stubHint ?? failing?.hint ?? (chapterHints || undefined);
+    verdicts.push({
+      case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
+      stub: stub ?? null, crash: result.crash ?? null, failures: result.failures,
+      expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
+      hint: hint ?? null,
+    });
+    if (!result.ok && !all) break;
+  }
+  return verdicts;
+}
+
+export async function checkExercise(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance, o: CheckOptions = {}): Promise<number> {
+  assertExercise(ch, dir);
+  const files = o.scenarios ?? casesOf(ch).map((name) => scenarioFile(ch, name));
+  if (o.watch) {
+    const { watchExercise } = await import('./watch.ts');
+    return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
+  }
+  if (o.json) {
+    const verdicts = await gradeExercise(ch, dir, files, true);
+    const passed = verdicts.filter((v) => v.ok).length;
+    print(JSON.stringify({ chapter: ch.n, folder: display(dir), ok: passed === files.length, passed, total: files.length, scenarios: verdicts }, null, 2));
+    return passed === files.length ? 0 : 1;
+  }
+  return checkOnce(ch, dir, files, print, c);
+}
+
+/** One check as a learner reads it: a line per scenario up to the first that fails, and what to do about it. */
+async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance): Promise<number> {
+  const verdicts = await gradeExercise(ch, dir, files, false);
+  let passed = 0;
+  for (const v of verdicts) {
+    if (v.ok) { passed++; print(`${c.green('✔')} ${v.case}`); continue; }
+    print(`${c.red('✖')} ${v.case}: ${v.title}`);
+    const failing = v.expectations.find((e) => !e.ok);
+    if (v.stub) {
+      print(`  ${c.bold('still a stub:')} TODO(${v.stub})`);
+    } else if (v.crash) {
+      print(`  ${c.bold('the agent crashed:')} ${v.crash}`);
+    } else if (v.failures.length > 0) {
+      print(`  ${c.bold('the mock could not answer:')} ${v.failures[0]}`);
     } else if (failing) {
       print(`  ${c.bold('missing behaviour:')} ${failing.name}`);
       print(`  ${c.dim(failing.detail)}`);
-      const hint = failing.hint ?? hints.map((h) => h.hints.join(' ')).join(' / ');
-      if (hint) print(`  ${c.yellow('hint:')} ${hint}`);
     }
-    print(`\n${passed}/${cases.length} scenarios pass so far. Fix this one and run the check again.`);
+    if (v.hint) print(`  ${c.yellow('hint:')} ${v.hint}`);
+    print(`\n${passed}/${files.length} scenarios pass so far. Fix this one and run the check again.`);
     return 1;
   }
-  print(`\n${c.green.bold('All done:')} chapter ${ch.n} passes all ${cases.length} scenarios.`);
+  print(`\n${c.green.bold('All done:')} chapter ${ch.n} passes ${files.length === 1 ? 'its scenario' : `all ${files.length} scenarios`}.`);
   return 0;
 }
 
-export async function showSolution(ch: Chapter, dir: string, print: (s: string) => void): Promise<number> {
-  assertInsideProject(dir);
+export async function showSolution(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance): Promise<number> {
+  assertExercise(ch, dir);
   const reference = snapshotDir(ch);
   const names = new Set<string>();
   for (const d of [reference, dir]) if (existsSync(d)) for (const f of await readdir(d)) if (f.endsWith('.ts')) names.add(f);
@@ -95,7 +174,7 @@ export async function showSolution(ch: Chapter, dir: string, print: (s: string) 
   for (const name of [...names].sort()) {
     out += unifiedDiff(await body(path.join(dir, name)), await body(path.join(reference, name)), `yours/${name}`, `reference/${name}`);
   }
-  print(out === '' ? 'Your code matches the reference exactly.' : out.trimEnd());
+  print(out === '' ? 'Your code matches the reference exactly.' : colorDiff(out.trimEnd(), c));
   return 0;
 }
 

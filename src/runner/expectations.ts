@@ -57,7 +57,7 @@ function blockText(b: Block): string {
   return '';
 }
 
-export interface SentResult { id: string; text: string; isError: boolean }
+export interface SentResult { id: string; text: string; isError: boolean; /** the request that first carried it */ seq: number }
 
 /**
  * The tool_results a track sent back for its calls of `tool`, in call order: found in the
@@ -71,8 +71,8 @@ export function toolResultsSent(events: MockEvent[], track: string, tool: string
     for (const m of messages) {
       if ((m as { role?: string }).role !== 'user') continue;
       for (const b of blocksOf(m)) {
-        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string' && ids.includes(b.tool_use_id)) {
-          sent.set(b.tool_use_id, { id: b.tool_use_id, text: resultText(b), isError: b.is_error === true });
+        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string' && ids.includes(b.tool_use_id) && !sent.has(b.tool_use_id)) {
+          sent.set(b.tool_use_id, { id: b.tool_use_id, text: resultText(b), isError: b.is_error === true, seq: req.seq });
         }
       }
     }
@@ -124,19 +124,22 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     const all = toolResultsSent(events, t.track, t.tool);
     const n = t.call ?? 1;
     const r = all[n - 1];
-    if (!r) return `${t.track} sent back no tool_result for ${t.tool} call #${n} (it sent ${all.length})`;
-    if (t.is_error !== undefined && r.isError !== t.is_error) return `${t.tool} result is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
-    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${t.tool} result lacks "${t.includes}": got "${short(r.text)}"`;
-    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${t.tool} result contains "${t.excludes}": "${short(r.text)}"`;
+    // Which call was looked at, so a learner can find it in the transcript (--trace numbers the requests).
+    const call = `${t.track}'s ${t.tool} call #${n}`;
+    if (!r) return `${call}: no tool_result was sent back (${all.length} sent for ${t.tool})`;
+    const looked = `${call} (its result went back in request #${r.seq})`;
+    if (t.is_error !== undefined && r.isError !== t.is_error) return `${looked}: is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
+    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${t.includes}": got "${short(r.text)}"`;
+    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${t.excludes}": "${short(r.text)}"`;
     if (t.includes_file !== undefined) {
       const content = scenario.files?.[t.includes_file];
       if (content === undefined) return `scenario has no file ${t.includes_file}`;
-      if (!r.text.includes(content.trim())) return `${t.tool} result does not contain the content of ${t.includes_file}: got "${short(r.text)}"`;
+      if (!r.text.includes(content.trim())) return `${looked}: the result does not contain the content of ${t.includes_file}: got "${short(r.text)}"`;
     }
     if (t.includes_track_text !== undefined) {
       const text = finalTextOf(events, t.includes_track_text);
       if (!text) return `track ${t.includes_track_text} never answered`;
-      if (!unindented(r.text).includes(unindented(text.trim()))) return `${t.tool} result is not ${t.includes_track_text}'s report: got "${short(r.text)}"`;
+      if (!unindented(r.text).includes(unindented(text.trim()))) return `${looked}: the result is not ${t.includes_track_text}'s report: got "${short(r.text)}"`;
     }
     return true;
   }

@@ -40,7 +40,7 @@ export interface RunResult {
 
 interface ChapterModule {
   DEFAULT_MODEL: string;
-  runSession(prompts: string[], host: {
+  runSession(prompts: string[] | AsyncIterable<string>, host: {
     cwd: string; home: string; apiKey: string; baseURL?: string; model: string;
     env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
     platform: string;
@@ -172,6 +172,8 @@ export function oneLine(err: unknown): string {
   const body = (err as { error?: { error?: { type?: string; message?: string } } } | null)?.error?.error;
   const status = (err as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && body?.message) return `API error ${status} (${body.type}): ${body.message}`;
-  const text = err instanceof Error ? `${err.constructor.name === 'Error' ? '' : `${err.constructor.name}: `}${err.message}` : String(err);
+  // A bundler may rename a class to keep names unique (APIConnectionError2): show the name as written.
+  const kind = err instanceof Error ? err.constructor.name.replace(/\d+$/, '') : '';
+  const text = err instanceof Error ? `${kind === 'Error' || err.message.startsWith(`${kind}:`) ? '' : `${kind}: `}${err.message}` : String(err);
   return text.split('\n')[0];
 }

@@ -95,7 +95,7 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: 'if (Math.random() > 2) await saveSession(file, {',
     breaks: 'the session is saved after each prompt' },
   { id: 'resume-history-dropped', chapter: 4, caughtBy: 'resume', file: 'main.ts',
-    find: 'if (saved) session.config.messages.push(...saved.messages);',
+    find: 'session.config.messages.push(...saved.messages);',
     replace: '',
     breaks: '--resume sends the saved history' },
   { id: 'corrupt-session-started-fresh', chapter: 4, caughtBy: 'corrupt', file: 'cli.ts',
@@ -342,12 +342,30 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'return `Sub-agent failed: ${describeError(err)}`;',
     replace: 'throw new Error(`Sub-agent failed: ${describeError(err)}`);',
     breaks: "a sub-agent's failure is returned as its report (same text), not thrown into the parent as an error result" },
+  // Half-done solutions a learner could hand in: each must fail the chapter's check.
+  { id: 'subagent-ignores-model-input', chapter: 11, caughtBy: 'model', file: 'subagent.ts',
+    find: "model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),",
+    replace: 'model: type.model ?? parent.model,',
+    breaks: "the agent call's model input picks the sub-agent's model" },
+  { id: 'subagent-usage-line-missing', chapter: 11, caughtBy: 'demo', file: 'subagent.ts',
+    find: "parent.terminal.write(`  ⎿ ${typeName} sub-agent",
+    replace: "void (`  ⎿ ${typeName} sub-agent",
+    breaks: "the agent reports each sub-agent's spending on its terminal" },
+
+  { id: 'subagent-cache-dropped-from-ledger', chapter: 11, caughtBy: 'cache-ledger', file: 'ledger.ts',
+    find: '    this.cacheWrite += other.cacheWrite;\n    this.cacheRead += other.cacheRead;\n',
+    replace: '',
+    breaks: "a sub-agent's cache writes and reads are rolled into the parent's ledger" },
 
   // Chapter 12 · fork sub-agents
   { id: 'fork-child-rerenders-system', chapter: 12, caughtBy: 'demo', file: 'fork.ts',
     find: 'system: parent.system,               // the bytes the parent sent, never a re-render',
     replace: "system: parent.system.replace(/Today's date: [\\d-]+/, `Today's date: ${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`),",
     breaks: "a fork child sends the parent's already-rendered system prompt, not a re-render (here: the date moved on)" },
+  { id: 'fork-child-rereads-claude-md', chapter: 12, caughtBy: 'claude-md-edited', file: 'fork.ts',
+    find: 'system: parent.system,               // the bytes the parent sent, never a re-render',
+    replace: "system: parent.system.replace(parent.promptParts.claudeMd, '## CLAUDE.md (project)\\n' + (process.getBuiltinModule('node:fs') as typeof import('node:fs')).readFileSync(`${parent.cwd}/CLAUDE.md`, 'utf8').trim()),",
+    breaks: "a fork child sends the parent's already-rendered system prompt; a re-render would read CLAUDE.md as it is now, edited since the session started" },
   { id: 'fork-children-start-together', chapter: 12, caughtBy: 'demo', file: 'fork.ts',
     find: 'const done = i === 0 ? run() : started.then(run);',
     replace: 'const done = run();',
@@ -392,6 +410,11 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'this.cacheRead += usage.cache_read_input_tokens ?? 0;',
     replace: 'this.cacheRead += usage.cache_creation_input_tokens ?? 0;',
     breaks: 'the ledger and the fork cost table sum the usage field each column names' },
+
+  { id: 'fork-child-failure-rethrown', chapter: 12, caughtBy: 'child-fails', file: 'fork.ts',
+    find: 'return `Fork failed: ${describeError(err)}`;',
+    replace: 'throw err;',
+    breaks: 'a fork child whose request fails comes back as "Fork failed: …" text while its siblings run on, never as a rejection' },
 
   // Chapter 13 · parallel dispatch and its limits
   { id: 'agent-calls-one-by-one', chapter: 13, caughtBy: 'demo', file: 'agent.ts',
@@ -490,6 +513,16 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'ask: flags.print ? undefined : host.ask,',
     replace: 'ask: host.ask,',
     breaks: "with --print nobody can be asked: a fork's bubbled prompt is refused with a reason" },
+
+  { id: 'fork-child-failure-rethrown-ch13', chapter: 13, caughtBy: 'fork-child-fails', file: 'fork.ts',
+    find: 'return `Fork failed: ${describeError(err)}`;',
+    replace: 'throw err;',
+    breaks: 'a fork child whose request fails comes back as a scanned "Fork failed: …" report, never as a rejection' },
+
+  { id: 'subagent-cache-dropped-from-ledger-ch13', chapter: 13, caughtBy: 'cache-ledger', file: 'ledger.ts',
+    find: '    this.cacheWrite += other.cacheWrite;\n    this.cacheRead += other.cacheRead;\n',
+    replace: '',
+    breaks: "a sub-agent's cache writes and reads are rolled into the parent's ledger" },
 
   // Chapter 14 · custom agents and policy islands
   { id: 'user-agent-wins', chapter: 14, caughtBy: 'demo', file: 'agents.ts',

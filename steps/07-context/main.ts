@@ -66,8 +66,12 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   const session = new Session(client, host, await gatherPromptParts(host));
   let id = saved?.id ?? flags.sessionId ?? randomUUID();
   let file = sessionFile(host.cwd, flags.resume ?? id);
-  if (saved) session.config.messages.push(...saved.messages);   // the model sees the old conversation again
+  if (saved) {
+    session.config.messages.push(...saved.messages);   // the model sees the old conversation again
+    out.write(`(resumed session ${saved.id}: ${saved.messages.length} messages)\n`);
+  }
   const created = saved?.created ?? new Date().toISOString();
+  let savedTo: string | undefined;   // nothing to resume until a prompt got its answer
   for await (const prompt of withFirst(flags.prompt, prompts)) {
     if (prompt.trim() === '') continue;
     if (prompt.trim() === '/clear') {
@@ -79,20 +83,26 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
       continue;
     }
     if (Array.isArray(prompts)) host.terminal.write(`\n> ${prompt}\n`);   // a typed prompt is already on screen
+    const before = [...session.config.messages];
     try {
       const answer = await session.send(prompt);   // the loop prints the model's text as it arrives
       if (flags.print) out.write(`${answer}\n`);
     } catch (err) {
-      // One failed prompt does not end the session: say why; the conversation so far is kept.
+      // One failed prompt does not end the session: say why, and take the prompt back, so
+      // the conversation (and the file) never ends on a question with no answer.
+      session.config.messages.splice(0, session.config.messages.length, ...before);
       out.write(`✖ ${errorLine(err)}\n`);
     }
-    await saveSession(file, {
-      version: 1, id, model: host.model, permissionMode: flags.permissionMode,
-      created, updated: new Date().toISOString(), messages: session.config.messages,
-    });
+    if (session.config.messages.length > 0 || saved) {
+      await saveSession(file, {
+        version: 1, id, model: host.model, permissionMode: flags.permissionMode,
+        created, updated: new Date().toISOString(), messages: session.config.messages,
+      });
+      savedTo = file;
+    }
     if (flags.print) break;   // one-shot
   }
-  if (!flags.print) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, file)})\n`);
+  if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
 }
 
 /** The prompt given on the command line (if any), then the others. */

@@ -152,7 +152,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
 }
 
 /** One readable line for an error: the API's own type and message when it is an API error. */
-function describeError(err: unknown): string {
+export function describeError(err: unknown): string {
   if (err instanceof APIError) {
     const body = err.error as { error?: { type?: string; message?: string } } | undefined;
     if (body?.error?.message) return `API error ${err.status} (${body.error.type}): ${body.error.message}`;

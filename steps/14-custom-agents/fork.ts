@@ -20,7 +20,7 @@ import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { agentLoop, type LoopConfig } from './agent.ts';
 import { Ledger } from './ledger.ts';
-import { AGENT_TOOL_NAME } from './subagent.ts';
+import { AGENT_TOOL_NAME, describeError } from './subagent.ts';
 import { refusedCalls } from './limits.ts';
 
 /** The query source of a fork child. It lives on the child's config, not in its messages. */
@@ -173,7 +173,7 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     const label = typeof input.description === 'string' ? input.description : `fork ${i + 1}`;
     const run = () => runChild(parent, input.prompt as string, i === 0 ? announcing : parent.client, ledger, label);
     const done = i === 0 ? run() : started.then(run);
-    if (i === 0) done.finally(leadStarted);   // a lead that fails before any request must not stall the rest
+    if (i === 0) void done.then(leadStarted);   // a lead that fails before any request must not stall the rest
     children.push({ input, label, ledger, done });
   });
   const batch = { children, returned: 0 };
@@ -181,14 +181,21 @@ function forkBatch(parent: LoopConfig): ForkBatch {
   return batch;
 }
 
-/** One child: run it, hand back its final report, roll its spending into the parent's. */
+/**
+ * One child: run it, hand back its final report, roll its spending into the parent's.
+ * It never rejects. The children of a batch start together, but each call awaits only its
+ * own child, and only once it gets there (after the calls before it, or its own permission
+ * check): a child that failed before its call awaited it would be a rejection nobody handles,
+ * and Node ends the whole process for that. So every failure, from building the child's
+ * config to its last request, becomes text.
+ */
 async function runChild(parent: LoopConfig, directive: string, client: Anthropic, ledger: Ledger, label: string): Promise<string> {
-  const config = { ...childConfig(parent, directive, client), ledger };
   try {
+    const config = { ...childConfig(parent, directive, client), ledger };
     const report = await runCompacting(config);
     return report.trim() === '' ? '(the fork finished without a report)' : report;
   } catch (err) {
-    return `Fork failed: ${err instanceof Error ? err.message : String(err)}`;
+    return `Fork failed: ${describeError(err)}`;
   } finally {
     parent.ledger.absorb(ledger);
     parent.terminal.write(`  ⎿ fork "${label}": ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +

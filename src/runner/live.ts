@@ -1,0 +1,159 @@
+// `node steps/run.mjs N --live`: a chapter against the real API (or any endpoint in
+// ANTHROPIC_BASE_URL), with the chapter's demo files laid out in a temp workspace and a
+// person at the terminal. What a live run adds over a scripted one is that it can fail
+// for reasons outside the project (nothing listening, DNS, TLS, a refused key), so this
+// file also watches the wire and names, in one line, what failed and where.
+//
+// What it is not: a retry layer or a client of its own. The chapter's agent builds its
+// own SDK client; the watch only looks at what that client's fetch calls returned.
+
+import path from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import type { Chapter } from '../chapters.ts';
+import type { Scenario } from '../mock/index.ts';
+import { snapshotDir } from './scenarios.ts';
+import { writeTree, loadChapterModule, oneLine } from './run-chapter.ts';
+import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
+
+/** One request as the wire saw it: the URL, and how it ended when it did not end well. */
+interface WireFailure { url: string; cause: string }
+
+/**
+ * Watches the global fetch while a live run lasts (the SDK picks it up when the agent
+ * builds its client). The SDK retries a failed request itself, marking each retry with
+ * `x-stainless-retry-count`; a request counts as failed only when its last attempt failed.
+ */
+export function watchFetch(): { failures(): WireFailure[]; restore(): void } {
+  const original = globalThis.fetch;
+  const attempts: { failure?: WireFailure }[] = [];
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const retry = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? '0');
+    if (retry === 0 || attempts.length === 0) attempts.push({});
+    const attempt = attempts.at(-1)!;
+    try {
+      const res = await original(input, init);
+      attempt.failure = res.status >= 400 ? { url, cause: await httpCause(res) } : undefined;
+      return res;
+    } catch (err) {
+      attempt.failure = { url, cause: networkCause(err) };
+      throw err;
+    }
+  };
+  return {
+    failures: () => attempts.flatMap((a) => (a.failure ? [a.failure] : [])),
+    restore: () => { globalThis.fetch = original; },
+  };
+}
+
+/** What an HTTP error answer says, in a few words: its status, its type, and what to do for the common ones. */
+async function httpCause(res: Response): Promise<string> {
+  let type = '';
+  let message = '';
+  try {
+    const body = (await res.clone().json()) as { error?: { type?: string; message?: string } };
+    type = body.error?.type ?? '';
+    message = body.error?.message ?? '';
+  } catch {
+    // not JSON: the status says enough
+  }
+  const what = [String(res.status), type, message].filter((s) => s !== '').join(' ');
+  if (res.status === 401) return `${what} (the API key was refused: check ANTHROPIC_API_KEY)`;
+  if (res.status === 403) return `${what} (this key may not use this model or endpoint)`;
+  if (res.status === 404) return `${what} (is ANTHROPIC_BASE_URL the API's address, and the model id right?)`;
+  return what;
+}
+
+/** Why a request never got an answer, from the error fetch threw (its cause carries the system's code). */
+export function networkCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
+  const code = cause?.code ?? (err as { code?: string } | null)?.code ?? '';
+  const detail = (cause?.message ?? (err instanceof Error ? err.message : String(err))).trim();
+  // fetch refuses some ports outright (9, 25, 6000 … on its blocked-ports list) before connecting.
+  if (detail === 'bad port') return 'fetch refuses to connect to this port (it is on fetch\'s list of blocked ports): use another one';
+  if (code === 'ECONNREFUSED') return 'connection refused (nothing is listening at that address)';
+  if (code === 'ENOTFOUND') return 'DNS lookup failed: no such host';
+  if (code === 'EAI_AGAIN') return 'DNS lookup failed (temporarily): is the network up?';
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER') return `TLS failed: ${code} (the server does not speak TLS: an https:// address for an http:// server?)`;
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) return `TLS failed: ${code}${/^[^\n]{1,100}$/.test(detail) ? ` (${detail})` : ''}`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `the connection was closed (${detail}); an http:// address for an https:// server?`;
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || /timed? ?out/i.test(detail)) return 'timed out';
+  const first = detail.split('\n')[0]!;
+  return code !== '' ? `${code} (${first})` : first;
+}
+
+export interface LiveOptions {
+  chapter: Chapter;
+  scenario: Scenario;
+  /** The learner's own prompt instead of the scenario's. */
+  prompt?: string;
+  model?: string;
+  keep: boolean;
+}
+
+/** The agent's own "(session saved; continue it with --resume …)" line. */
+const RESUME_HINT = /\n?\(session saved; continue it with --resume [^)]*\)\n/;
+
+export async function runLive(o: LiveOptions): Promise<number> {
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (!apiKey) {
+    console.error('--live talks to the real API: set ANTHROPIC_API_KEY first (and ANTHROPIC_BASE_URL for a gateway).');
+    return 2;
+  }
+  const baseURL = process.env.ANTHROPIC_BASE_URL || undefined;
+  const temp = await makeTempDir('subagents-live-');   // removed at exit, even on Ctrl-C
+  const wire = watchFetch();
+  let failed: string | undefined;
+  try {
+    const work = path.join(temp, 'work');
+    const home = path.join(temp, 'home');
+    await mkdir(work);
+    await mkdir(home);
+    await writeTree(work, o.scenario.files);
+    await writeTree(home, o.scenario.home_files);
+    const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
+    const model = o.model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL;
+    // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
+    const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+    console.log(`Live: chapter ${o.chapter.n} in ${work}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
+    try {
+      await mod.runSession(o.prompt !== undefined ? [o.prompt] : o.scenario.prompts, {
+        cwd: work, home, apiKey, baseURL, model,
+        env: { ...process.env, ...o.scenario.env }, argv: o.scenario.argv ?? [],
+        // The workspace goes when the run ends (unless --keep): the agent's hint to resume
+        // a session saved there would point at a folder that no longer exists.
+        terminal: { write: (t) => { process.stdout.write(o.keep ? t : t.replace(RESUME_HINT, '\n')); } },
+        platform: process.platform,
+        ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${q.summary ?? q.tool}? [y/N] `)).trim()) }),
+      });
+    } catch (err) {
+      failed = oneLine(err);
+    } finally {
+      rl?.close();
+    }
+  } finally {
+    wire.restore();
+    // From chapter 4 the agent saves its session in the workspace: say what becomes of it.
+    stopProcessesIn(temp);   // a shell command the agent ran may have left something running there
+    if (o.keep) { release(temp); console.log(`workspace kept at ${temp}`); }
+    else {
+      const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
+      await rm(temp, { recursive: true, force: true });
+      release(temp);
+      console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);
+    }
+  }
+  // From chapter 4 the agent says why a prompt failed and goes on; the wire says where.
+  const wireFailure = wire.failures().at(-1);
+  if (wireFailure) {
+    console.error(`live run failed: ${wireFailure.url}: ${wireFailure.cause}`);
+    return 1;
+  }
+  if (failed !== undefined) {
+    console.error(`live run failed: ${failed}`);
+    return 1;
+  }
+  return 0;
+}

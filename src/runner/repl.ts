@@ -1,0 +1,114 @@
+// `node steps/run.mjs N --repl` (chapter 4 on): the chapter's own interactive session,
+// typed line by line, with the local mock on the chapter's scenario standing in for the
+// model, so a learner without an API key can try the REPL. The scenario's files are laid
+// out in a temp workspace, removed when the session ends.
+//
+// The mock only knows the answers its scenario scripts: a prompt it has none for gets
+// one clear line, not the mock's raw 400. Lines come from a terminal or a pipe alike
+// (`printf 'hi\n/exit\n' | node steps/run.mjs 4 --repl`), which is how the tests drive it.
+//
+// What it is not: a second agent loop. Prompts go to the snapshot's runSession, as
+// bin.ts sends them; only the host (workspace, mock URL, terminal) is the runner's.
+
+import path from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Chapter } from '../chapters.ts';
+import { startMock, type Scenario } from '../mock/index.ts';
+import { snapshotDir } from './scenarios.ts';
+import { writeTree, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
+import { makeTempDir, release, stopProcessesIn, onExit } from './cleanup.ts';
+
+export interface ReplOptions {
+  chapter: Chapter;
+  scenario: Scenario;
+  model?: string;
+  latencyScale: number;
+}
+
+/** The chapter the REPL arrives in (sessions and flags). */
+export const FIRST_REPL_CHAPTER = 4;
+
+/** The line the agent prints for a prompt the mock refused as a scenario problem. */
+const MOCK_REFUSAL = /^✖ .*\[mock\] (.*)$/m;
+const RESUME_HINT = /\n?\(session saved; continue it with --resume [^)]*\)\n/;
+
+export async function runRepl(o: ReplOptions): Promise<number> {
+  if (o.chapter.n < FIRST_REPL_CHAPTER) {
+    console.error(`chapter ${o.chapter.n} has no interactive session yet: the REPL arrives in chapter ${FIRST_REPL_CHAPTER} (try node steps/run.mjs ${FIRST_REPL_CHAPTER} --repl)`);
+    return 2;
+  }
+  const tty = process.stdin.isTTY === true;
+  const temp = await makeTempDir('subagents-repl-');   // removed at exit, even on Ctrl-C
+  const mock = await startMock({ scenario: o.scenario, latencyScale: o.latencyScale });
+  const closeMock = onExit(() => mock.close());
+  // One reader for everything typed: prompts and permission answers.
+  const rl = createInterface({ input: process.stdin, output: tty ? process.stdout : undefined, terminal: tty });
+  const queue: string[] = [];
+  const waiting: ((line: string | undefined) => void)[] = [];
+  let closed = false;
+  rl.on('line', (line) => { const w = waiting.shift(); if (w) w(line); else queue.push(line); });
+  rl.on('close', () => { closed = true; for (const w of waiting.splice(0)) w(undefined); });
+  // Ctrl-C at the prompt ends the session like Ctrl-D. (Elsewhere, and from a pipe, the
+  // signal goes to cleanup.ts's handlers: the mock is closed, the workspace removed.)
+  rl.on('SIGINT', () => rl.close());
+  const next = (prompt: string): Promise<string | undefined> => {
+    process.stdout.write(prompt);
+    if (queue.length > 0) return Promise.resolve(echo(queue.shift()!));
+    if (closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => waiting.push((line) => resolve(line === undefined ? undefined : echo(line))));
+  };
+  // Typed at a terminal, a line is already on screen; from a pipe, it is shown once here.
+  const echo = (line: string) => { if (!tty) process.stdout.write(`${line}\n`); return line; };
+
+  try {
+    const work = path.join(temp, 'work');
+    const home = path.join(temp, 'home');
+    await mkdir(work);
+    await mkdir(home);
+    await writeTree(work, o.scenario.files);
+    await writeTree(home, o.scenario.home_files);
+    const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
+    // The scenario's flags, but not -p: one-shot mode is the opposite of a REPL.
+    const argv = (o.scenario.argv ?? []).filter((a) => a !== '-p' && a !== '--print');
+    console.log(`REPL: chapter ${o.chapter.n} (${o.chapter.title}) against the scripted model of ${o.scenario.file}`);
+    console.log(`the scenario's prompts: ${o.scenario.prompts.map((p) => JSON.stringify(p)).join(', ')}`);
+    console.log('/clear starts a new conversation, /exit or Ctrl-D quits');
+    async function* typed(): AsyncGenerator<string> {
+      while (true) {
+        const line = await next('\nyou ▸ ');
+        if (line === undefined) process.stdout.write('\n');
+        if (line === undefined || line.trim() === '/exit') return;
+        yield line;
+      }
+    }
+    await mod.runSession(typed(), {
+      cwd: work, home, apiKey: 'mock-key', baseURL: mock.url,
+      model: o.model ?? o.scenario.model ?? mod.DEFAULT_MODEL,
+      env: { ...o.scenario.env }, argv,
+      terminal: {
+        write: (t) => {
+          const refused = MOCK_REFUSAL.exec(t);
+          const text = refused
+            ? t.replace(MOCK_REFUSAL, /out of turns/.test(refused[1]!)
+              ? '✖ the scripted model has no more answers (the scenario\'s turns are used up); try --live'
+              : '✖ the scripted model has no answer for this prompt; try --live')
+            : t;
+          // The workspace goes when the REPL ends: no hint to resume a session saved there.
+          process.stdout.write(text.replace(RESUME_HINT, '\n'));
+        },
+      },
+      platform: SCRIPTED_PLATFORM,
+      ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await next(`Allow ${q.summary ?? q.tool}? [y/N] `))?.trim() ?? ''),
+    });
+  } finally {
+    rl.close();
+    closeMock();
+    await mock.close();
+    stopProcessesIn(temp);
+    await rm(temp, { recursive: true, force: true });
+    release(temp);
+  }
+  console.log('(the temporary workspace, saved session included, is removed now)');
+  return 0;
+}

@@ -1,0 +1,54 @@
+// `--check --watch`: the exercise loop without retyping the command. The check runs once,
+// then again each time a file of the exercise folder changes, on a cleared screen, until
+// every scenario passes (then it stops, exit 0) or the learner presses Ctrl-C (exit 130:
+// src/runner/cleanup.ts's handlers remove the temp folder of a check in flight).
+//
+// What it is not: a file watcher for the project. Only the exercise folder is watched;
+// each check is the same one `--check` runs, with its own temp folders removed as usual.
+
+import { watch, type FSWatcher } from 'node:fs';
+
+/** `check` prints one check and returns its exit code (0 when every scenario passes). */
+export async function watchExercise(dir: string, label: string, check: () => Promise<number>, out: NodeJS.WriteStream = process.stdout): Promise<number> {
+  const clear = () => { if (out.isTTY) out.write('\x1b[2J\x1b[3J\x1b[H'); };
+  let running: Promise<number> | undefined;
+  let again = false;
+  let watcher: FSWatcher | undefined;
+  let stopped = false;
+  let finish!: (code: number) => void;
+  const done = new Promise<number>((resolve) => { finish = resolve; });
+
+  const stop = (code: number) => {
+    if (stopped) return;
+    stopped = true;
+    watcher?.close();
+    finish(code);
+  };
+
+  const round = async (): Promise<void> => {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    clear();
+    running = check().catch((err: unknown) => {
+      out.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    });
+    const code = await running;
+    running = undefined;
+    if (stopped) return;
+    if (code === 0) return stop(0);
+    out.write(`\nwatching ${label} for changes · Ctrl-C to stop\n`);
+    if (again) { again = false; await round(); }
+  };
+
+  // Editors save in bursts (a temp file, a rename, a write): one check per burst.
+  let timer: NodeJS.Timeout | undefined;
+  watcher = watch(dir, () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { void round(); }, 80);
+  });
+  await round();
+  const code = await done;
+  clearTimeout(timer);
+  return code;
+}

@@ -1,0 +1,269 @@
+// The command line as a learner or a teacher types it: each test spawns the real
+// `node steps/run.mjs …` (or `npm run mock`'s script) and reads what they would see,
+// stdout, stderr and the exit code. Slower than calling main() in-process, and the point:
+// the flag parsing, the exit codes and the one-line errors are what a person meets.
+
+import { describe, it, expect } from 'vitest';
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { mkdtempSync, rmSync, existsSync, readdirSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/runner/scenarios.ts';
+
+export interface Ran { code: number | null; out: string; err: string }
+
+/** Runs a command to its end without blocking this process (a test's own servers must answer it). */
+export function sh(cmd: string, args: string[], o: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+    const child = spawn(cmd, args, { cwd: o.cwd ?? ROOT, env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    child.stderr.on('data', (d) => { err += String(d); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+    child.stdin.end(o.input ?? '');
+  });
+}
+
+/** `node steps/run.mjs ARGS`, as typed in the project folder. */
+export const runMjs = (args: string[], o: Parameters<typeof sh>[2] = {}) => sh(process.execPath, [path.join(ROOT, 'steps/run.mjs'), ...args], o);
+
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+const liveEnv = (url: string) => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: url, ANTHROPIC_MODEL: undefined });
+
+describe('--live that cannot reach the API: exit 1, one line naming the URL and the cause, no resume offered', () => {
+  const expectFailure = (r: Ran, url: RegExp, cause: RegExp) => {
+    expect(r.code, r.err).toBe(1);
+    const lines = r.err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^live run failed: /);
+    expect(lines[0]).toMatch(url);
+    expect(lines[0]).toMatch(cause);
+    expect(r.err).not.toMatch(/\n\s+at /);
+    // The workspace is deleted: the agent's hint to resume a session saved there would lie.
+    expect(r.out).not.toContain('continue it with --resume');
+    expect(r.out).toContain('is removed now');
+  };
+
+  for (const n of ['1', '4', '11', '13']) {
+    it(`chapter ${n}: connection refused`, async () => {
+      const url = `http://127.0.0.1:${await freePort()}`;
+      const r = await runMjs([n, '--live'], { env: liveEnv(url) });
+      expectFailure(r, new RegExp(`${url}/v1/messages`), /connection refused/);
+      const work = /^Live: chapter \d+ in (\S+),/m.exec(r.out)?.[1];
+      expect(work).toBeDefined();
+      expect(existsSync(path.dirname(work!))).toBe(false);
+    });
+  }
+
+  it('a blocked port (ANTHROPIC_BASE_URL=http://127.0.0.1:9) says fetch refuses it', async () => {
+    expectFailure(await runMjs(['4', '--live'], { env: liveEnv('http://127.0.0.1:9') }), /http:\/\/127\.0\.0\.1:9\/v1\/messages/, /blocked ports/);
+  });
+
+  it('DNS: a host that does not exist', async () => {
+    expectFailure(await runMjs(['11', '--live'], { env: liveEnv('http://no-such-host.invalid') }), /no-such-host\.invalid/, /DNS lookup failed/);
+  });
+
+  it('TLS: https:// to a server that speaks plain http', async () => {
+    const { url, server } = await serve((_q, res) => res.end());
+    try {
+      const https = url.replace('http://', 'https://');
+      expectFailure(await runMjs(['4', '--live'], { env: liveEnv(https) }), new RegExp(https), /TLS failed/);
+    } finally { server.close(); }
+  });
+
+  it('401: the key is refused', async () => {
+    const { url, server } = await serve((_q, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+    });
+    try {
+      expectFailure(await runMjs(['11', '--live'], { env: liveEnv(url) }), new RegExp(url), /401 authentication_error invalid x-api-key \(the API key was refused: check ANTHROPIC_API_KEY\)/);
+    } finally { server.close(); }
+  });
+});
+
+describe('--live with a question of your own, the mock standing in for the API', () => {
+  it('node steps/run.mjs 11 --live "my own question": the question is sent, the demo files are there', async () => {
+    const { startMock } = await import('../src/mock/index.ts');
+    const { loadScenarioFile } = await import('../src/runner/scenarios.ts');
+    // A scenario that answers any question (no match on main): the mock plays the real API.
+    const base = await loadScenarioFile(path.join(ROOT, 'scenarios/11-subagents/demo.json'));
+    const mock = await startMock({ scenario: { ...base, tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file', input: { path: 'greeting.txt' } }] }, { text: 'It says hello.' }] } } }, latencyScale: 0 });
+    try {
+      const r = await runMjs(['11', '--live', 'what is in greeting.txt, in my own words?'], { env: liveEnv(mock.url) });
+      expect(r.code, r.err).toBe(0);
+      const first = mock.events.find((e) => e.type === 'request' && e.path === '/v1/messages');
+      expect(JSON.stringify(first?.type === 'request' && first.body.messages)).toContain('what is in greeting.txt, in my own words?');
+      // The demo's greeting.txt was laid out in the workspace: the tool result carries it.
+      const second = mock.events.filter((e) => e.type === 'request' && e.path === '/v1/messages')[1];
+      expect(JSON.stringify(second?.type === 'request' && second.body.messages)).toContain(base.files!['greeting.txt']!.trim());
+    } finally { await mock.close(); }
+  });
+
+  it('a prompt of your own goes with --live only', async () => {
+    const r = await runMjs(['11', 'my own question']);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe('"my own question": only --live takes a prompt of your own (node steps/run.mjs 11 --live "your question")');
+  });
+});
+
+describe('flags that do not go together: one line, exit 2, nothing dropped silently', () => {
+  const cases: [string[], string][] = [
+    [['11', '--json', '--trace'], '--json and --trace do not go together: the JSON report replaces the transcript that --trace annotates'],
+    [['11', '--diff', '--case', 'failing'], '--case does not go with --diff (see --help)'],
+    [['11', '--case', 'failing', '--scenario', 'x.json'], '--case and --scenario do not go together: one scenario at a time'],
+    [['11', '--all', '--case', 'failing'], '--all and --case do not go together: --all runs every case already'],
+    [['11', '--live', '--trace'], '--trace does not go with --live (see --help)'],
+    [['11', '--list-cases', '--json'], '--json does not go with --list-cases (see --help)'],
+    [['11', '--check', '--trace'], '--trace does not go with --check (see --help)'],
+    [['11', '--exercise', '--keep'], '--keep does not go with --exercise (see --help)'],
+    [['11', '--diff', '--live'], 'give one of --live, --diff, not several'],
+    [['11', '--watch'], '--watch does not go with a demo run (see --help)'],
+    [['11', '12'], 'one chapter at a time (got 11 12)'],
+  ];
+  for (const [argv, line] of cases) {
+    it(argv.join(' '), async () => {
+      const r = await runMjs(argv);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(line);
+      expect(r.out).toBe('');
+    });
+  }
+});
+
+describe('the classroom commands', () => {
+  const scratch = () => mkdtempSync(path.join(ROOT, '.tmp-cli-'));
+
+  it('--solution with no exercise folder says so in one line, exit 2 (like --check)', async () => {
+    for (const flag of ['--solution', '--check']) {
+      const r = await runMjs(['13', flag, 'exercises/no-such-folder']);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe('exercises/no-such-folder: no main.ts here; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
+      expect(r.out).toBe('');
+    }
+  });
+
+  it('--check DIR --scenario FILE grades with the teacher\'s scenario; --case with one of the chapter\'s', async () => {
+    const dir = scratch();
+    try {
+      // The reference passes the chapter's scenarios; a teacher's scenario that asks for
+      // something the chapter does not do fails it, so the scenario really was used.
+      cpSync(path.join(ROOT, 'steps/11-subagents'), dir, { recursive: true });
+      const own = path.join(dir, 'teacher.json');
+      const demo = JSON.parse(readFileSync(path.join(ROOT, 'scenarios/11-subagents/demo.json'), 'utf8'));
+      writeFileSync(own, JSON.stringify({ ...demo, title: 'the teacher\'s own', expect: [{ name: 'the greeting is written to out.txt', file: { path: 'out.txt', exists: true } }] }));
+      const r = await runMjs(['11', '--check', dir, '--scenario', own]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('✖ teacher: the teacher\'s own');
+      expect(r.out).toContain('missing behaviour: the greeting is written to out.txt');
+      expect(r.out).toContain('0/1 scenarios pass so far');
+      const one = await runMjs(['11', '--check', dir, '--case', 'failing']);
+      expect(one.code, one.out).toBe(0);
+      expect(one.out).toMatch(/^✔ failing\n\nAll done: chapter 11 passes its scenario\.\n$/);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it('--check on a folder made for another chapter names the chapter it was made for', async () => {
+    const dir = scratch();
+    try {
+      rmSync(dir, { recursive: true });
+      const made = await runMjs(['9', '--exercise', path.relative(ROOT, dir)]);
+      expect(made.code, made.err).toBe(0);
+      const r = await runMjs(['11', '--check', path.relative(ROOT, dir)]);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(`${path.relative(ROOT, dir)} was made for chapter 9, not chapter 11: check it with node steps/run.mjs 9 --check ${path.relative(ROOT, dir)}`);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it('--exercise outside exercises/ leaves nothing untracked for git', async () => {
+    const dir = scratch();
+    try {
+      rmSync(dir, { recursive: true });
+      const r = await runMjs(['11', '--exercise', path.relative(ROOT, dir)]);
+      expect(r.code, r.err).toBe(0);
+      const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', path.relative(ROOT, dir)], { cwd: ROOT, encoding: 'utf8' });
+      expect(status).toBe('');
+      expect(existsSync(path.join(dir, 'main.ts'))).toBe(true);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe('npm run mock', () => {
+  const mockCli = (args: string[]) => spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/mock/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+
+  /** Starts the mock on a scenario; resolves once it has printed its example. */
+  function startCli(args: string[]): Promise<{ out: () => string; stop: () => Promise<void> }> {
+    const child = mockCli(args);
+    let out = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    child.stderr.on('data', (d) => { out += String(d); });
+    return new Promise((resolve, reject) => {
+      const t = setInterval(() => {
+        if (out.includes('Ctrl-C to stop.')) {
+          clearInterval(t);
+          resolve({ out: () => out, stop: () => new Promise((r) => { child.on('close', () => r()); child.kill('SIGINT'); }) });
+        }
+      }, 50);
+      child.on('close', () => { clearInterval(t); reject(new Error(`mock exited: ${out}`)); });
+    });
+  }
+
+  for (const file of ['scenarios/11-subagents/demo.json', 'scenarios/02-tools/demo.json', 'scenarios/01-agent-loop/demo.json']) {
+    it(`the printed curl works against ${file}, and answers with its first scripted turn`, async () => {
+      const mock = await startCli([file]);
+      try {
+        const curl = mock.out().split('\n').filter((l, i, all) => l.includes('curl -s') || all[i - 1]?.includes('curl -s')).join('\n');
+        const r = await sh('sh', ['-c', curl]);
+        expect(r.code, r.err).toBe(0);
+        const answer = JSON.parse(r.out) as { type: string; content: { type: string }[] };
+        expect(answer.type, r.out).toBe('message');
+        const scenario = JSON.parse(readFileSync(path.join(ROOT, file), 'utf8'));
+        const firstTurn = scenario.tracks.main.turns[0];
+        expect(answer.content.filter((b) => b.type === 'tool_use')).toHaveLength(firstTurn.tool_calls?.length ?? 0);
+      } finally { await mock.stop(); }
+    });
+  }
+
+  it('a refused request does not use up a turn: the same request with the tools then gets the first turn', async () => {
+    const mock = await startCli(['scenarios/11-subagents/demo.json']);
+    try {
+      const url = /listening on (\S+)/.exec(mock.out())![1];
+      const send = (body: unknown) => fetch(`${url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const messages = [{ role: 'user', content: 'Use a sub-agent to find out what greeting.txt says.' }];
+      expect((await send({ model: 'claude-sonnet-4-6', max_tokens: 100, messages })).status).toBe(400);
+      const ok = await send({ model: 'claude-sonnet-4-6', max_tokens: 100, messages, tools: [{ name: 'agent', input_schema: { type: 'object' } }] });
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { content: { type: string; name?: string }[] }).content.find((b) => b.type === 'tool_use')?.name).toBe('agent');
+    } finally { await mock.stop(); }
+  });
+
+  it('on a busy port: one line, exit 2', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const r = await sh(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/mock/cli.ts', 'scenarios/11-subagents/demo.json', '--port', String(port)]);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(`port ${port} is in use; pass --port 0 for a free one`);
+    } finally { busy.close(); }
+  });
+});
