@@ -128,7 +128,8 @@ export async function main(argv: string[]): Promise<number> {
     return await dispatch(argv, c);
   } catch (err) {
     if (err instanceof UsageError || err instanceof ScenarioError || err instanceof SetupError) {
-      console.error(`${err.message}`);
+      // Files are named as the user typed them, from where they stand: relative, as the docs show.
+      console.error(err.message.split(process.cwd() + path.sep).join(''));
       return 2;
     }
     console.error(`error: ${oneLine(err)}`);
