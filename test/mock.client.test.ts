@@ -127,6 +127,17 @@ describe('fields the real API knows', () => {
     expect(req.headers?.['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
+  it('count_tokens takes the same request under the same betas, and refuses it without', async () => {
+    const m = await mock({ main: repeatTrack(1) });
+    const ok = await post(m, { messages: userThenSystem, thinking: { type: 'adaptive' } }, { betas: [CLIENT_BETA], query: 'beta=true', path: '/v1/messages/count_tokens' });
+    expect(ok.status).toBe(200);
+    expect((ok.json as unknown as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+    expect(lastRequest(m)).toMatchObject({ path: '/v1/messages/count_tokens', query: 'beta=true', unmodelled: ['messages[].role=system', 'thinking'] });
+    const refused = await post(m, { messages: userThenSystem }, { path: '/v1/messages/count_tokens' });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error?.message).toBe("messages.1.role: Input should be 'user' or 'assistant'");
+  });
+
   it('an unknown path is a 404 not_found_error, logged', async () => {
     const m = await mock({ main: repeatTrack(1) });
     const r = await post(m, { messages: [{ role: 'user', content: 'hi' }] }, { path: '/v1/unknown' });

@@ -9,9 +9,9 @@
 import { spawn, execFile } from 'node:child_process';
 import { rmSync, statSync, accessSync, constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { makeTempDir, release, stopProcessesIn, trackChild } from '../runner/cleanup.ts';
 import path from 'node:path';
 import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
+import { makeTempDir, release, stopProcessesIn, trackChild } from '../runner/cleanup.ts';
 import { checkExpectations, type ExpectationResult } from '../runner/expectations.ts';
 import { ROOT, loadScenarioFile } from '../runner/scenarios.ts';
 import { writeTree } from '../runner/run-chapter.ts';
