@@ -56,10 +56,6 @@ function overLimits(text: string): string[] {
   return problems;
 }
 
-// Docs still to be cut to the limits. The list only shrinks: a doc on it that already
-// keeps the limits fails too, so it is taken off.
-const NOT_YET_IN_SHAPE = new Set([1, 3, 4, 5, 8]);
-
 describe('chapter doc limits', () => {
   it('counts lines, long blocks and transcripts', () => {
     const block = (n: number) => ['```text', ...Array.from({ length: n }, () => 'x'), '```'];
@@ -75,14 +71,8 @@ describe('chapter doc limits', () => {
   for (const ch of WRITTEN_CHAPTERS) {
     const name = `docs/${chapterDir(ch)}.md`;
     const text = () => readFileSync(path.join(ROOT, ...name.split('/')), 'utf8');
-    if (NOT_YET_IN_SHAPE.has(ch.n)) {
-      it(`${name} is still to be cut to the limits (take it off NOT_YET_IN_SHAPE once it keeps them)`, () => {
-        expect(overLimits(text())).not.toEqual([]);
-      });
-    } else {
-      it(`${name}: at most ${MAX_LINES} lines, no block over ${MAX_BLOCK} lines, at most ${MAX_TRANSCRIPTS} transcripts`, () => {
-        expect(overLimits(text())).toEqual([]);
-      });
-    }
+    it(`${name}: at most ${MAX_LINES} lines, no block over ${MAX_BLOCK} lines, at most ${MAX_TRANSCRIPTS} transcripts`, () => {
+      expect(overLimits(text())).toEqual([]);
+    });
   }
 });
