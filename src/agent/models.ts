@@ -7,10 +7,10 @@
 // Claude Code's model configuration page (code.claude.com/docs/en/model-config, "Model
 // aliases": `sonnet`, `opus`, `haiku` follow the newest model of their family) and its
 // sub-agents page (code.claude.com/docs/en/sub-agents: an agent's `model` is an alias, a full
-// id, or `inherit`). The ids are what the aliases resolve to on the Claude API as of Claude
-// Code 2.1.280 (opus), 2.1.284 (sonnet) and 2.1.293 (haiku), checked 2026-12; re-check them
-// against the current page before relying on them. `inherit` is not an alias of an id: it
-// means the parent's model, and agents.ts handles it.
+// id, or `inherit`). The ids are measured: Claude Code 2.1.328, given agent files with
+// `model: haiku`, `opus` and `sonnet`, sent their requests to exactly these ids. A later
+// release may move them. `inherit` is not an alias of an id: it means the parent's model,
+// and agents.ts handles it.
 
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
   sonnet: 'claude-sonnet-5-5',
