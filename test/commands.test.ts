@@ -11,27 +11,7 @@ import { mkdtempSync, rmSync, existsSync, readdirSync, writeFileSync, readFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-
-export interface Ran { code: number | null; out: string; err: string }
-
-/** Runs a command to its end without blocking this process (a test's own servers must answer it). */
-export function sh(cmd: string, args: string[], o: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(cmd, args, { cwd: o.cwd ?? ROOT, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => { out += String(d); });
-    child.stderr.on('data', (d) => { err += String(d); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-    child.stdin.end(o.input ?? '');
-  });
-}
-
-/** `node steps/run.mjs ARGS`, as typed in the project folder. */
-export const runMjs = (args: string[], o: Parameters<typeof sh>[2] = {}) => sh(process.execPath, [path.join(ROOT, 'steps/run.mjs'), ...args], o);
+import { sh, runMjs, type Ran } from './cli-helpers.ts';
 
 async function freePort(): Promise<number> {
   const s = createNetServer();

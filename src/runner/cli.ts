@@ -295,7 +295,7 @@ async function diff(chapter: Chapter, c: ChalkInstance): Promise<number> {
 function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkInstance, o: { trace?: boolean; keep?: boolean }): void {
   console.log(c.bold(`Chapter ${chapter.n} · ${chapter.title}`) + c.dim(`  —  ${scenario.title} (${scenario.file})`));
   console.log('');
-  for (const line of renderTranscript(r.events, { color: c, trace: o.trace, width: process.stdout.columns || 100 })) console.log(line);
+  for (const line of renderTranscript(r.events, { color: c, trace: o.trace, width: process.stdout.columns || 100, scenario, asked: r.asked })) console.log(line);
   const table = usageTable(r.events, c);
   if (table.length > 0) {
     console.log('');

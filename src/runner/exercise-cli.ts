@@ -13,6 +13,7 @@ import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
 import { colorDiff } from './diff-color.ts';
+import { typeErrors, type TypeError } from './typecheck.ts';
 import { UsageError } from './usage-error.ts';
 
 export function defaultExerciseDir(ch: Chapter): string {
@@ -128,17 +129,20 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
     return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
   }
   if (o.json) {
-    const verdicts = await gradeExercise(ch, dir, files, true);
+    const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, true)]);
     const passed = verdicts.filter((v) => v.ok).length;
-    print(JSON.stringify({ chapter: ch.n, folder: display(dir), ok: passed === files.length, passed, total: files.length, scenarios: verdicts }, null, 2));
-    return passed === files.length ? 0 : 1;
+    const ok = passed === files.length && types.length === 0;
+    print(JSON.stringify({ chapter: ch.n, folder: display(dir), ok, passed, total: files.length, type_errors: types, scenarios: verdicts }, null, 2));
+    return ok ? 0 : 1;
   }
   return checkOnce(ch, dir, files, print, c);
 }
 
 /** One check as a learner reads it: a line per scenario up to the first that fails, and what to do about it. */
 async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance): Promise<number> {
-  const verdicts = await gradeExercise(ch, dir, files, false);
+  // Both at once (the compiler is a process of its own); the type errors are shown first.
+  const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, false)]);
+  printTypeErrors(types, print, c);
   let passed = 0;
   for (const v of verdicts) {
     if (v.ok) { passed++; print(`${c.green('✔')} ${v.case}`); continue; }
@@ -158,8 +162,21 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
     print(`\n${passed}/${files.length} scenarios pass so far. Fix this one and run the check again.`);
     return 1;
   }
+  if (types.length > 0) {
+    print(`\nEvery scenario passes, but the code has ${types.length} type error${types.length === 1 ? '' : 's'} (above): fix ${types.length === 1 ? 'it' : 'them'} and run the check again.`);
+    return 1;
+  }
   print(`\n${c.green.bold('All done:')} chapter ${ch.n} passes ${files.length === 1 ? 'its scenario' : `all ${files.length} scenarios`}.`);
   return 0;
+}
+
+/** Type errors first: the code runs without its types, so these would otherwise go unseen. */
+function printTypeErrors(types: TypeError[], print: (s: string) => void, c: ChalkInstance): void {
+  if (types.length === 0) return;
+  print(`${c.red('✖')} type errors (the code still runs: types are stripped, not checked, when it loads):`);
+  for (const t of types.slice(0, 8)) print(`  ${t.file}:${t.line}:${t.column}: ${t.message}`);
+  if (types.length > 8) print(`  … and ${types.length - 8} more`);
+  print('');
 }
 
 export async function showSolution(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance): Promise<number> {

@@ -9,6 +9,7 @@ import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/
 import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { loadFolder } from './load-folder.ts';
+import type { AskedQuestion } from './transcript.ts';
 
 export interface RunOptions {
   /** Folder holding the chapter's main.ts (a snapshot, or a learner's exercise). */
@@ -36,6 +37,8 @@ export interface RunResult {
   ms: number;
   /** How the chapter's code was loaded (see loadChapterModule). */
   loadedAs?: string;
+  /** The permission questions the agent asked (chapter 6 on) and the scripted answers. */
+  asked?: AskedQuestion[];
 }
 
 interface ChapterModule {
@@ -122,17 +125,19 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   // an answer nobody asked for: the script and the agent disagree about what needs a yes.
   const answers = [...(opts.scenario.answers ?? [])];
   const problems: string[] = [];
-  const ask = async (question: { tool: string }): Promise<boolean> => {
+  const asked: AskedQuestion[] = [];
+  const ask = async (question: { tool: string; input?: unknown; summary?: string }): Promise<boolean> => {
     const next = answers.shift();
+    const answer = (allow: boolean) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, allow }); return allow; };
     if (!next) {
       problems.push(`the agent asked permission for ${question.tool}, but the scenario has no answer left`);
-      return false;
+      return answer(false);
     }
     if (next.tool !== question.tool) {
       problems.push(`the agent asked permission for ${question.tool}, but the next scripted answer is for ${next.tool}`);
-      return false;
+      return answer(false);
     }
-    return next.allow;
+    return answer(next.allow);
   };
   try {
     await writeTree(workspace, opts.scenario.files);
@@ -164,14 +169,14 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   if (crash !== undefined && failures.some((f) => crash!.includes(`[mock] ${f}`))) crash = undefined;
   const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
   const ok = !crash && failures.length === 0 && expectations.every((e) => e.ok);
-  return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs };
+  return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs, asked };
 }
 
 /** One line for an error: for an API error, its status, type and the API's own message. */
 export function oneLine(err: unknown): string {
   const body = (err as { error?: { error?: { type?: string; message?: string } } } | null)?.error?.error;
   const status = (err as { status?: unknown } | null)?.status;
-  if (typeof status === 'number' && body?.message) return `API error ${status} (${body.type}): ${body.message}`;
+  if (body?.message) return `API error ${typeof status === 'number' ? status : 'mid-stream'} (${body.type}): ${body.message}`;
   // A bundler may rename a class to keep names unique (APIConnectionError2): show the name as written.
   const kind = err instanceof Error ? err.constructor.name.replace(/\d+$/, '') : '';
   const text = err instanceof Error ? `${kind === 'Error' || err.message.startsWith(`${kind}:`) ? '' : `${kind}: `}${err.message}` : String(err);

@@ -13,7 +13,13 @@ export interface TranscriptOptions {
   color: ChalkInstance;
   trace?: boolean;     // add each request's shape and each response's usage
   width?: number;      // trim long lines to this many characters
+  /** What the user typed and the flags the agent got: the wire shows only what was sent. */
+  scenario?: { prompts: string[]; argv?: string[] };
+  /** Permission questions the agent asked, with the answers it got, in order. */
+  asked?: AskedQuestion[];
 }
+
+export interface AskedQuestion { tool: string; input: unknown; summary?: string; allow: boolean }
 
 function flat(text: string, max: number): string {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -142,6 +148,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   const width = opts.width ?? 100;
   const depth = nesting(events);
   const forkBytes = opts.trace ? forkDivergence(events) : new Map<number, string>();
+  const counts = opts.trace ? countRequests(events) : { before: new Map<number, string[]>(), unmatched: [] };
   const seenTrack = new Set<string>();
   const lines: string[] = [];
   const say = (track: string | null, text: string) => {
@@ -149,6 +156,11 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
     lines.push(`${'    '.repeat(d)}${text}`);
   };
   const who = (track: string) => (track === 'main' ? c.bold.cyan('main') : c.bold.magenta(track));
+  const argv = opts.scenario?.argv ?? [];
+  if (argv.length > 0) lines.push(c.dim(`(the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')})`));
+  const prompts = opts.scenario?.prompts ?? [];
+  let nextPrompt = 0;
+  const unasked = [...(opts.asked ?? [])];
 
   for (const e of events) {
     if (e.type === 'request') {
@@ -156,6 +168,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       const first = !seenTrack.has(e.track);
       seenTrack.add(e.track);
       const blocks = lastUserBlocks(e);
+      let typedShown = false;
       for (const [i, b] of blocks.entries()) {
         if (b.type === 'tool_result') {
           const text = resultText(b);
@@ -164,16 +177,30 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           let n = 1;
           while (blocks[i + n]?.type === 'tool_result' && resultText(blocks[i + n]!) === text) n++;
           const mark = b.is_error === true ? c.red('⎿ error: ') : c.dim('⎿ ');
-          say(e.track, `${who(e.track)} ${mark}${c.dim(flat(text, width - 20))}${n > 1 ? c.dim(` (×${n})`) : ''}`);
+          // The agent writes an error result as "Error: …"; after the mark that would say it twice.
+          const shown = b.is_error === true ? text.replace(/^Error: /, '') : text;
+          say(e.track, `${who(e.track)} ${mark}${c.dim(flat(shown, width - 20))}${n > 1 ? c.dim(` (×${n})`) : ''}`);
         } else if (b.type === 'text' && (e.track === 'main' || first)) {
           const label = e.track === 'main' ? c.bold.green('you') : `${who(e.track)} ${c.dim('task')}`;
           // A fork child's text is the shared boilerplate, then its own directive: show the directive.
           const text = String(b.text);
           const own = text.includes('</fork-boilerplate>') ? `${c.dim('[boilerplate]')} ${text.slice(text.lastIndexOf('</fork-boilerplate>') + 19).trim()}` : text;
+          // What the user typed, when the agent sent something else for it (a /skill, expanded).
+          if (e.track === 'main' && !typedShown && prompts.length > nextPrompt) {
+            typedShown = true;
+            const j = prompts.findIndex((p, k) => k >= nextPrompt && p.trim() !== '' && text.includes(p.trim()));
+            if (j >= 0) nextPrompt = j + 1;
+            else if (prompts[nextPrompt]!.startsWith('/')) {
+              say(e.track, `${label} ▸ ${flat(prompts[nextPrompt++]!, width - 12)}`);
+              say(e.track, `${c.dim('  sent as')} ▸ ${flat(own, width - 20)}`);
+              continue;
+            }
+          }
           say(e.track, `${label} ▸ ${flat(own, width - 12)}`);
         }
       }
       if (opts.trace) {
+        for (const line of counts.before.get(e.seq) ?? []) say(e.track, c.gray(line));
         const messages = (e.body.messages as unknown[] | undefined)?.length ?? 0;
         const bps = e.breakpoints.map((b) => `${b.where}${b.ttl === '1h' ? ' (1h)' : ''}`).join(', ') || 'none';
         say(e.track, c.gray(`  → request #${e.seq} ${e.model}${e.stream ? ' stream' : ''}: system ${e.system_text.length} chars, ` +
@@ -186,7 +213,15 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       if (r.track === null) continue;
       for (const b of r.content) {
         if (b.type === 'text' && b.text.trim() !== '') say(r.track, `${who(r.track)} ▸ ${flat(b.text, width - 12)}`);
-        if (b.type === 'tool_use') say(r.track, `${who(r.track)} ${c.yellow('⏺')} ${c.yellow(b.name)}(${argsOf(b.input, width - 24)})`);
+        if (b.type === 'tool_use') {
+          say(r.track, `${who(r.track)} ${c.yellow('⏺')} ${c.yellow(b.name)}(${argsOf(b.input, width - 24)})`);
+          // The permission question this call raised (chapter 6 on), and the answer it got.
+          const q = unasked.findIndex((a) => a.tool === b.name && JSON.stringify(a.input) === JSON.stringify(b.input));
+          if (q >= 0) {
+            const [a] = unasked.splice(q, 1);
+            say(r.track, `${who(r.track)} ${c.yellow('?')} allow ${a!.summary ?? a!.tool}? ${a!.allow ? c.green('yes') : c.red('no')} ${c.dim('(the scenario\'s answer)')}`);
+          }
+        }
       }
       const agentCalls = r.content.filter((b) => b.type === 'tool_use' && b.name === 'agent').length;
       if (agentCalls > 1) say(r.track, c.dim(`  (${agentCalls} agent calls in one turn; each sub-agent is shown in full below, in call order)`));
@@ -203,7 +238,35 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       say(err.track, c.red(`✖ ${kind}: ${err.status} ${err.error_type}: ${flat(err.message, width - 40)}`));
     }
   }
+  if (counts.unmatched.length > 0) lines.push(c.gray(`  (count_tokens requests ${counts.unmatched.join(', ')}: no model request followed with the same messages)`));
   return lines;
+}
+
+/**
+ * --trace numbers every request, token counts included: so that the numbers never skip
+ * silently, each count_tokens request is shown before the model request it measured (the
+ * next one carrying the same messages: a count has no track of its own, and matching by
+ * content reads the same however concurrent agents interleave).
+ */
+function countRequests(events: MockEvent[]): { before: Map<number, string[]>; unmatched: string[] } {
+  const before = new Map<number, string[]>();
+  const unmatched: string[] = [];
+  const requests = events.filter((e): e is RequestEvent => e.type === 'request').sort((a, b) => a.seq - b.seq);
+  // cache_control marks are the agent's choice per call, not part of what is measured.
+  // A string content is one text block, as the API reads it.
+  const keys = new Map<number, string>();
+  const key = (r: RequestEvent) => keys.get(r.seq) ?? keys.set(r.seq, keyOf(r)).get(r.seq)!;
+  const keyOf = (r: RequestEvent) => JSON.stringify(
+    ((r.body.messages as { role: string; content: unknown }[] | undefined) ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content })),
+    (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+  for (const count of requests.filter((r) => r.path.endsWith('/count_tokens'))) {
+    const k = key(count);
+    const measured = requests.find((r) => r.seq > count.seq && r.path === '/v1/messages' && r.track !== null && key(r) === k);
+    if (!measured) { unmatched.push(`#${count.seq}`); continue; }
+    const tokens = events.find((r): r is ResponseEvent => r.type === 'response' && r.seq === count.seq)?.usage.input_tokens;
+    before.set(measured.seq, [...(before.get(measured.seq) ?? []), `  → request #${count.seq} count_tokens${tokens === undefined ? '' : `: ${tokens} tokens`} (measuring the context before the next call)`]);
+  }
+  return { before, unmatched };
 }
 
 /**
@@ -295,7 +358,10 @@ export function agentReports(terminal: string): string[] {
   const books = lines.filter((l) => l.startsWith('ledger: ') || l.startsWith('cost: ')).slice(-2).map((l) => `  ${l}`);
   const own = [...shown, ...books];
   const heading = `the agent's own accounting (from its terminal${together ? '; reports that came in together, sorted' : ''}):`;
-  return [...tables, ...(own.length > 0 ? [heading, ...own, ''] : [])];
+  // Its warnings (a bad limit variable, a skipped agent file, a failed prompt) say what went
+  // wrong before or beside the wire: they belong in the transcript too.
+  const warnings = lines.filter((l) => l.startsWith('✖ ')).map((l) => `  ${l}`);
+  return [...(warnings.length > 0 ? ["the agent's own warnings (from its terminal):", ...warnings, ''] : []), ...tables, ...(own.length > 0 ? [heading, ...own, ''] : [])];
 }
 
 /** Usage per track, summed from the responses. */

@@ -124,6 +124,7 @@ export async function saveSession(file: string, session: SavedSession): Promise<
 /** One line for any error; for an API error, its status, type and the API's own message. */
 export function errorLine(err: unknown): string {
   const api = (err as { status?: number; error?: { error?: { type?: string; message?: string } } } | null);
-  if (api?.error?.error?.message) return `API error ${api.status ?? ''} (${api.error.error.type}): ${api.error.error.message}`.replace('  ', ' ');
+  // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
+  if (api?.error?.error?.message) return `API error ${api.status ?? 'mid-stream'} (${api.error.error.type}): ${api.error.error.message}`;
   return err instanceof Error ? err.message : String(err);
 }

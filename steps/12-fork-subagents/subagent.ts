@@ -155,7 +155,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
 export function describeError(err: unknown): string {
   if (err instanceof APIError) {
     const body = err.error as { error?: { type?: string; message?: string } } | undefined;
-    if (body?.error?.message) return `API error ${err.status} (${body.error.type}): ${body.error.message}`;
+    // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
+    if (body?.error?.message) return `API error ${err.status ?? 'mid-stream'} (${body.error.type}): ${body.error.message}`;
   }
   return err instanceof Error ? err.message : String(err);
 }

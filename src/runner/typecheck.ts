@@ -1,0 +1,57 @@
+// The type check `--check` runs on an exercise folder before its scenarios: the runner
+// loads TypeScript by stripping the types (esbuild), so a type error would otherwise run
+// and go unnoticed. It runs the project's own `typescript` on that folder's main.ts (and
+// what it imports: the folder's files, the SDK's types), with the compiler options of
+// tsconfig.json, incrementally (the build info is cached in node_modules/.cache), so that
+// a check in a loop (--watch) pays for what changed only.
+//
+// What it is not: the project's type check (`npm run typecheck`, in the tests), or a
+// linter. Only errors are reported, one line each.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { trackChild } from './cleanup.ts';
+
+export interface TypeError { file: string; line: number; column: number; message: string }
+
+/** The compiler options of tsconfig.json, as flags: a file list on the command line cannot take a -p. */
+const OPTIONS = ['--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict',
+  '--allowImportingTsExtensions', '--erasableSyntaxOnly', '--verbatimModuleSyntax', '--resolveJsonModule',
+  '--skipLibCheck', '--noFallthroughCasesInSwitch', '--types', 'node'];
+
+/**
+ * Type errors in `dir` (paths relative to the current folder); [] when there are none or no
+ * compiler, and while a TODO stub is left: a stub replaces code the compiler narrows types
+ * with (an `if (!tool) throw …`), so a fresh exercise has errors the learner never made.
+ */
+export async function typeErrors(root: string, dir: string): Promise<TypeError[]> {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  if (!existsSync(tsc)) return [];
+  const stubbed = readdirSync(dir).some((f) => f.endsWith('.ts') && readFileSync(path.join(dir, f), 'utf8').includes("'): not implemented yet')"));
+  if (stubbed) return [];
+  const cache = path.join(root, 'node_modules', '.cache', 'subagents-check');
+  mkdirSync(cache, { recursive: true });
+  const info = path.join(cache, `${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.tsbuildinfo`);
+  const args = [tsc, '--ignoreConfig', '--noEmit', '--pretty', 'false', ...OPTIONS, '--incremental', '--tsBuildInfoFile', info, path.join(dir, 'main.ts')];
+  const output = await new Promise<string>((resolve, reject) => {
+    // Its own process group (the compiler is a wrapper and a native binary), stopped with
+    // the run if the run is interrupted (cleanup.ts).
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    trackChild(child);
+    let text = '';
+    child.stdout.on('data', (d) => { text += String(d); });
+    child.stderr.on('data', (d) => { text += String(d); });
+    child.on('error', reject);
+    child.on('close', () => resolve(text));
+  });
+  const errors: TypeError[] = [];
+  for (const line of output.split('\n')) {
+    const m = /^(.+?)\((\d+),(\d+)\): error TS\d+: (.*)$/.exec(line.trim());
+    if (!m) continue;
+    const file = path.relative(process.cwd(), path.resolve(root, m[1]!));
+    errors.push({ file, line: Number(m[2]), column: Number(m[3]), message: m[4]! });
+  }
+  return errors;
+}

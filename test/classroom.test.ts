@@ -1,0 +1,189 @@
+// The classroom as a learner and a teacher use it, each command spawned as typed:
+// `--check` on half-done solutions (each must fail, naming why), `--check --json` for a
+// grading script, `--check --watch` through a fix and through Ctrl-C, type errors, and
+// `--repl` driven through a pipe without an API key.
+
+import { describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { runMjs } from './cli-helpers.ts';
+
+/** A copy of chapter 11's reference inside the project (an exercise must be), with `edits` applied. */
+function halfDone(edits: [string, string, string][]): string {
+  const dir = mkdtempSync(path.join(ROOT, '.tmp-classroom-'));
+  cpSync(path.join(ROOT, 'steps/11-subagents'), dir, { recursive: true });
+  for (const [file, find, replace] of edits) {
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    if (!text.includes(find)) throw new Error(`${file} has no ${find}`);
+    writeFileSync(path.join(dir, file), text.replace(find, replace));
+  }
+  return dir;
+}
+
+const IGNORE_MODEL: [string, string, string] = ['subagent.ts', "model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),", 'model: type.model ?? parent.model,'];
+const NO_USAGE_LINE: [string, string, string] = ['subagent.ts', 'parent.terminal.write(`  ⎿ ${typeName} sub-agent', 'void (`  ⎿ ${typeName} sub-agent'];
+const NO_QUERY_SOURCE: [string, string, string] = ['subagent.ts', 'querySource: `agent:builtin:${typeName}`,', ''];
+
+describe("chapter 11: a half-done solution fails its check, saying why", () => {
+  it('the model input ignored: the model case fails on the model the sub-agent ran', async () => {
+    const dir = halfDone([IGNORE_MODEL]);
+    try {
+      const r = await runMjs(['11', '--check', dir]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('✖ model: The agent call\'s model input picks the sub-agent\'s model');
+      expect(r.out).toContain('explorer asked for model claude-haiku-4-5, expected claude-sonnet-4-6');
+      expect(r.out).toContain('hint: In runSubagent, use input.model');
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it("no usage line for the sub-agent: the demo fails", async () => {
+    const dir = halfDone([NO_USAGE_LINE]);
+    try {
+      const r = await runMjs(['11', '--check', dir]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('missing behaviour: the agent reports the sub-agent\'s calls on its terminal');
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it('querySource never set: a type error, named by file and line, before the scenarios', async () => {
+    const dir = halfDone([NO_QUERY_SOURCE]);
+    try {
+      const r = await runMjs(['11', '--check', dir]);
+      expect(r.code).toBe(1);
+      const rel = path.relative(ROOT, dir);
+      expect(r.out.split('\n')[0]).toMatch(/^✖ type errors/);
+      expect(r.out).toMatch(new RegExp(`${rel}/subagent\\.ts:\\d+:\\d+: Property 'querySource' is missing`));
+      expect(r.out).toContain('Every scenario passes, but the code has 1 type error');
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it('--check --json: every scenario and expectation with its verdict and hint, and the type errors', async () => {
+    const dir = halfDone([IGNORE_MODEL, NO_QUERY_SOURCE]);
+    try {
+      const r = await runMjs(['11', '--check', dir, '--json']);
+      expect(r.code).toBe(1);
+      const report = JSON.parse(r.out) as {
+        ok: boolean; passed: number; total: number; type_errors: { file: string; line: number; message: string }[];
+        scenarios: { case: string; ok: boolean; hint: string | null; expectations: { name: string; ok: boolean; detail: string; hint: string | null }[] }[];
+      };
+      expect(report.ok).toBe(false);
+      expect(report.total).toBe(report.scenarios.length);
+      expect(report.passed).toBe(report.total - 1);          // every scenario ran, not only up to the first failure
+      const model = report.scenarios.find((s) => s.case === 'model')!;
+      expect(model.ok).toBe(false);
+      expect(model.expectations.find((e) => !e.ok)).toMatchObject({ name: "the model input wins over the type's own model", detail: 'explorer asked for model claude-haiku-4-5, expected claude-sonnet-4-6' });
+      expect(model.hint).toMatch(/input\.model/);
+      expect(report.type_errors).toHaveLength(1);
+      expect(report.type_errors[0]!.message).toMatch(/querySource/);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  it('a crash shows a hint too', async () => {
+    const dir = halfDone([['main.ts', 'export async function runSession(', 'export async function runSession(...a: never[]): Promise<void> { throw new Error("oops"); }\nasync function unused(']]);
+    try {
+      const r = await runMjs(['11', '--check', dir]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('the agent crashed: oops');
+      expect(r.out).toMatch(/\n {2}hint: \S/);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe('--check --watch', () => {
+  /** Spawns a watch; `until(text)` resolves once the output holds text. */
+  function watching(dir: string, tmp: string) {
+    const child = spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '11', '--check', dir, '--watch'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp } });
+    let out = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    child.stderr.on('data', (d) => { out += String(d); });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const until = async (text: string, from = 0) => {
+      const stop = Date.now() + 60_000;
+      while (!out.slice(from).includes(text)) {
+        if (Date.now() > stop) throw new Error(`never saw "${text}" in: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    return { child, exited, until, out: () => out };
+  }
+
+  it('re-runs when a file changes, and stops once every scenario passes', async () => {
+    const dir = halfDone([IGNORE_MODEL]);
+    const tmp = mkdtempSync(path.join(tmpdir(), 'watch-test-'));
+    try {
+      const w = watching(dir, tmp);
+      await w.until('watching');
+      expect(w.out()).toContain('✖ model:');
+      const seen = w.out().length;
+      // The fix, as an editor saves it.
+      const file = path.join(dir, 'subagent.ts');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(IGNORE_MODEL[2], IGNORE_MODEL[1]));
+      expect(await w.exited).toBe(0);
+      expect(w.out().slice(seen)).toContain('All done: chapter 11 passes all');
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally { rmSync(dir, { recursive: true, force: true }); rmSync(tmp, { recursive: true, force: true }); }
+  });
+
+  it('Ctrl-C ends it with nothing left behind', async () => {
+    const dir = halfDone([IGNORE_MODEL]);
+    const tmp = mkdtempSync(path.join(tmpdir(), 'watch-test-'));
+    try {
+      const w = watching(dir, tmp);
+      await w.until('watching');
+      // Interrupted in the middle of a second check.
+      writeFileSync(path.join(dir, 'notes.txt'), 'a change');
+      await new Promise((r) => setTimeout(r, 150));
+      w.child.kill('SIGINT');
+      expect(await w.exited).toBe(130);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally { rmSync(dir, { recursive: true, force: true }); rmSync(tmp, { recursive: true, force: true }); }
+  });
+});
+
+describe('--repl, typed through a pipe, no API key', () => {
+  it('answers a scripted prompt, says so for a prompt the script cannot answer, and ends on EOF', async () => {
+    const r = await runMjs(['9', '--repl'], { input: 'tell me a joke\n/release-notes 1.2.0\n', env: { ANTHROPIC_API_KEY: undefined } });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('you ▸ tell me a joke\n✖ the scripted model has no answer for this prompt; try --live');
+    expect(r.out).not.toContain('[mock]');
+    expect(r.out).toContain('you ▸ /release-notes 1.2.0\nReading the changes.');
+    expect(r.out).toContain('RELEASE.md is written for 1.2.0.');
+    expect(r.out).toContain('is removed now');
+    expect(r.out).not.toContain('continue it with --resume');
+  });
+
+  it('--resume says it resumed', async () => {
+    const r = await runMjs(['4', '--repl', '--case', 'resume'], { input: 'What was the release codename?\n' });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('(resumed session yesterday: 2 messages)');
+    expect(r.out).toContain('The codename is BLUEBIRD.');
+  });
+
+  it('before chapter 4 there is no REPL: one line, exit 2', async () => {
+    const r = await runMjs(['3', '--repl']);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe('chapter 3 has no interactive session yet: the REPL arrives in chapter 4 (try node steps/run.mjs 4 --repl)');
+  });
+
+  it('a prompt that failed is not left in the saved session', async () => {
+    const base = await loadScenarioFile(path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'));
+    const scenario = {
+      ...base, argv: ['--session-id', 'kept'], prompts: ['nobody scripted this', 'What does greeting.txt say?'],
+      tracks: { main: { match: { user: 'greeting.txt' }, turns: [{ text: 'It says hello.' }] } }, expect: [],
+    };
+    const r = await runChapter({ codeDir: path.join(ROOT, 'steps/04-cli-sessions'), scenario, latencyScale: 0, keep: true });
+    try {
+      const saved = JSON.parse(readFileSync(path.join(r.workspace, '.agent/sessions/kept.json'), 'utf8')) as { messages: { role: string; content: unknown }[] };
+      expect(saved.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(JSON.stringify(saved.messages)).not.toContain('nobody scripted this');
+      // And the second prompt went out alone, not after a question with no answer.
+      const sent = r.events.filter((e) => e.type === 'request' && e.track === 'main');
+      expect(sent.length).toBe(1);
+      expect(sent[0]!.type === 'request' && (sent[0]!.body.messages as unknown[]).length).toBe(1);
+    } finally { rmSync(r.tempDir, { recursive: true, force: true }); }
+  });
+});
