@@ -196,6 +196,17 @@ describe('xray on the command line', () => {
     expect(bad.err[0]).toContain('nope');
   });
 
+  it('through steps/run.mjs: --help lists it; no binary is one line on stderr and exit 2', () => {
+    const run = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [path.join(ROOT, 'steps', 'run.mjs'), ...args], { env, encoding: 'utf8' });
+    expect(run(['--help'], process.env).stdout).toContain('node steps/run.mjs xray [CASE]');
+    const empty = mkdtempSync(path.join(scratch, 'nopath-'));
+    const r = run(['xray', '--claude', path.join(empty, 'claude')], { ...process.env, PATH: path.dirname(process.execPath) });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('npm install --prefix');
+  });
+
   it('finds `claude` on PATH', () => {
     const dir = mkdtempSync(path.join(scratch, 'bin-'));
     const file = path.join(dir, 'claude');
