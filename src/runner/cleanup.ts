@@ -12,7 +12,10 @@
 //   trackWorktree(repo, dir) `git worktree remove --force` it at exit
 //   onExit(fn)               run fn at exit (latest first); returns a remover
 //   stopProcessesIn(dir)     stop every process whose working directory is inside dir
+//   scratchRoot()            where temp folders go: TMPDIR (refused if missing or in a repo)
 //   installExitHandlers()    the signal and crash handlers (steps/run.mjs calls it once)
+//   finish()                 the ordinary end: what is left is stopped and waited for
+//   cleanupNow()             everything registered, removed now (what a signal triggers)
 //
 // The state lives on globalThis: the compiled bundle and the TypeScript source can both
 // be loaded in one process, and they must share one registry.
@@ -23,8 +26,7 @@
 // or a crash it may return a promise; it gets two seconds).
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -69,9 +71,13 @@ export function scratchRoot(): string {
   }
 }
 
-/** mkdtemp under scratchRoot(), registered for removal at exit. */
+/**
+ * mkdtemp under scratchRoot(), registered for removal at exit. Synchronous inside: made
+ * and registered in one step, so no signal can arrive between the two (with the
+ * asynchronous mkdtemp, a Ctrl-C just then left the folder behind).
+ */
 export async function makeTempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(scratchRoot(), prefix));
+  const dir = mkdtempSync(path.join(scratchRoot(), prefix));
   registry.paths.add(dir);
   return dir;
 }
@@ -230,25 +236,33 @@ export function cleanupNowSync(): void {
     } catch { /* one failing hook must not stop the others */ }
   }
   stopEverything('SIGKILL');
+  registry.children.clear();
+  registry.worktrees.clear();
+  registry.paths.clear();
 }
 
+/**
+ * Stop and remove everything registered. The registry keeps it all: while an asynchronous
+ * cleanup runs, so does the interrupted command (a run goes on writing its workspace), and
+ * the synchronous pass at the very exit removes whatever came back meanwhile.
+ */
 function stopEverything(signal: NodeJS.Signals): void {
   for (const child of [...registry.children]) killChild(child, signal);
-  registry.children.clear();
   for (const dir of registry.paths) stopProcessesIn(dir);
   for (const [dir, repo] of registry.worktrees) {
     try { execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' }); } catch { /* removed below */ }
     try { rmSync(dir, { recursive: true, force: true }); } catch { /* nothing more to do */ }
     try { execFileSync('git', ['-C', repo, 'worktree', 'prune'], { stdio: 'ignore' }); } catch { /* not a repository any more */ }
   }
-  registry.worktrees.clear();
   for (const p of registry.paths) {
     try { rmSync(p, { recursive: true, force: true, maxRetries: 2 }); } catch { /* nothing more to do */ }
   }
-  registry.paths.clear();
 }
 
-/** The same, giving asynchronous hooks up to `ms` and child processes a SIGTERM first. */
+/**
+ * The same, giving asynchronous hooks up to `ms` and child processes a SIGTERM first. What
+ * it removed stays registered, for the synchronous pass at exit (see stopEverything).
+ */
 export async function cleanupNow(ms = 2000): Promise<void> {
   const hooks = registry.hooks.splice(0).reverse();
   const deadline = new Promise<void>((resolve) => { setTimeout(resolve, ms).unref(); });

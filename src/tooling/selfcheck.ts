@@ -45,8 +45,8 @@ export async function withMutant<T>(root: string, m: Mutation, use: (codeDir: st
   const mutated = applyMutation(sources ?? (await loadAgentSources(root)), m);
   const dir = path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
+  const forget = track(dir);   // removed even if the self-check is interrupted (registered before it exists)
   await mkdir(dir, { recursive: true });
-  const forget = track(dir);   // removed even if the self-check is interrupted
   try {
     for (const [name, body] of renderChapterFiles(mutated, chapter.n)) await writeFile(path.join(dir, name), body);
     return await use(dir);
