@@ -7,11 +7,12 @@
 //   npm run bench                 every written chapter, 7 runs each, plus npm test once
 //   npm run bench -- 11 --runs 15 one chapter, more runs
 //   npm run bench -- --no-suite   skip the test suite
+//   (also: one chapter's --check as a command, and --watch from a save to its verdict)
 //   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
 //                                 or `claude` on PATH); skipped when there is none, or with --no-xray
 
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +93,61 @@ for (const n of chapters) {
 if (waiting.length > 0) {
   console.log(`\n(${waiting.join(', ')}: the demo scripts model latency, to show work overlapping; --no-latency is the cost of the code itself)`);
 }
+// The exercise loop: how long a learner waits for a check. Once as a command (start-up,
+// the type check, every scenario), and as --watch answers an edit (the process is already
+// up: the time from saving a file to the next verdict), on a copy of the reference graded
+// with a scenario it cannot pass, so the watch keeps going.
+{
+  const n = chapters.includes(11) ? 11 : chapters[0];
+  const folder = readdirSync(path.join(root, 'steps')).find((d) => d.startsWith(`${String(n).padStart(2, '0')}-`));
+  const dir = mkdtempSync(path.join(root, '.tmp-bench-check-'));
+  try {
+    cpSync(path.join(root, 'steps', folder), dir, { recursive: true });
+    const rel = path.relative(root, dir);
+    const once = measure(process.execPath, ['steps/run.mjs', String(n), '--check', rel], runs);
+    console.log(`node steps/run.mjs ${n} --check DIR   ${once.wall.toFixed(0).padStart(6)} ms ${once.min.toFixed(0).padStart(5)} ms`);
+    const waits = await watchLatency(n, dir, rel, runs);
+    console.log(`  … --watch, a save to its verdict (demo+1)${median(waits).toFixed(0).padStart(4)} ms ${Math.min(...waits).toFixed(0).padStart(5)} ms   (target: under 500 ms)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Save a file of the watched folder `times` times; ms from each save to the watch's next verdict. */
+async function watchLatency(n, dir, rel, times) {
+  // Grade with the chapter's last case made to fail, so the watch never stops by itself.
+  const child = spawn(process.execPath, ['steps/run.mjs', String(n), '--check', rel, '--watch', '--scenario', failingScenario(n, dir)], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+  let out = '';
+  child.stdout.on('data', (d) => { out += String(d); });
+  child.stderr.on('data', (d) => { out += String(d); });
+  const verdicts = () => out.split('watching ').length - 1;
+  const until = async (count) => { while (verdicts() < count) { if (child.exitCode !== null) throw new Error(`the watch ended: ${out}`); await new Promise((r) => setTimeout(r, 2)); } };
+  try {
+    await until(1);
+    const waits = [];
+    for (let i = 0; i < times; i++) {
+      const seen = verdicts();
+      const started = performance.now();
+      writeFileSync(path.join(dir, 'notes.md'), `edit ${i}\n`);
+      await until(seen + 1);
+      waits.push(performance.now() - started);
+    }
+    return waits;
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('close', r));
+  }
+}
+
+/** A copy of the chapter's demo with one more expectation nobody can meet. */
+function failingScenario(n, dir) {
+  const folder = readdirSync(path.join(root, 'scenarios')).find((d) => d.startsWith(`${String(n).padStart(2, '0')}-`));
+  const demo = JSON.parse(readFileSync(path.join(root, 'scenarios', folder, 'demo.json'), 'utf8'));
+  const file = path.join(dir, 'bench-scenario.json');
+  writeFileSync(file, JSON.stringify({ ...demo, expect: [...(demo.expect ?? []), { name: 'never met', file: { path: 'no-such-file', exists: true } }] }));
+  return file;
+}
+
 if (args.suite) {
   const m = measure(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['test', '--silent'], 1);
   console.log(`npm test                         ${(m.wall / 1000).toFixed(1).padStart(6)} s`);

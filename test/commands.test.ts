@@ -130,6 +130,75 @@ describe('flags that do not go together: one line, exit 2, nothing dropped silen
   }
 });
 
+it('a scenario error names the file relative to where the user stands, as the docs show', async () => {
+  const dir = mkdtempSync(path.join(ROOT, '.tmp-cli-'));
+  try {
+    const file = path.join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ title: 't', prompts: ['x'], tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file' }] }] } } }));
+    const r = await runMjs(['11', '--scenario', file]);   // typed as an absolute path
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe(`${path.relative(ROOT, file)}: $.tracks.main.turns[0].tool_calls[0]: missing "input" (a tool call needs an input object)`);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+describe('--list-cases and --all', () => {
+  it('--list-cases gives each case its title', async () => {
+    const r = await runMjs(['11', '--list-cases']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^demo +Delegate a file read to an explore sub-agent$/m);
+    expect(r.out).toMatch(/^recursion +A sub-agent tries to start a sub-agent of its own$/m);
+  });
+
+  it('--all ends with a summary of every case', async () => {
+    const r = await runMjs(['4', '--all', '--no-latency']);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/Chapter 4: 5 of 5 scenarios pass\n(  ✔ \S+ +.+\n){5}$/);
+  });
+
+  it('--diff is in colour on a terminal, plain otherwise', async () => {
+    const { colorDiff } = await import('../src/runner/diff-color.ts');
+    const { Chalk } = await import('chalk');
+    expect(colorDiff('+a\n-b\n c', new Chalk({ level: 1 }))).toBe('\u001b[32m+a\u001b[39m\n\u001b[31m-b\u001b[39m\n c');
+    const plain = await runMjs(['11', '--diff']);
+    expect(plain.out).not.toMatch(/\u001b\[/);
+  });
+});
+
+describe('transcripts show what their chapter is about', () => {
+  it('chapter 9: the /skill the user typed, above what was sent', async () => {
+    const r = await runMjs(['9']);
+    expect(r.out).toMatch(/\nyou ▸ \/release-notes 1\.2\.0\n {2}sent as ▸ Write the release notes for version 1\.2\.0/);
+  });
+  it('chapter 6: each permission question and its scripted answer, under the call that raised it', async () => {
+    const r = await runMjs(['6']);
+    expect(r.out).toContain('main ⏺ write_file(path: "CHANGELOG.md"');
+    expect(r.out).toMatch(/main ⏺ write_file\(path: "CHANGELOG.md".*\nmain \? allow write CHANGELOG\.md\? yes \(the scenario's answer\)/);
+    expect(r.out).toMatch(/main ⏺ run_shell\(command: "rm -rf build"\)\nmain \? allow run: rm -rf build\? no \(the scenario's answer\)/);
+    // An error result reads "error: …" once, not "error: Error: …".
+    expect(r.out).toContain('main ⎿ error: Permission denied');
+    expect(r.out).not.toContain('error: Error:');
+  });
+  it('chapter 4: the flags the agent was started with', async () => {
+    const r = await runMjs(['4']);
+    expect(r.out).toContain('(the agent is started with the flags: -p --model claude-haiku-4-5 --output-style concise --permission-mode plan --session-id demo)');
+  });
+  it("chapter 13: the agent's ✖ warning for a bad limit variable reaches the transcript", async () => {
+    const r = await runMjs(['13', '--case', 'bad-env', '--no-latency']);
+    expect(r.out).toMatch(/the agent's own warnings \(from its terminal\):\n {2}✖ CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS="twenty" is not a whole number/);
+  });
+  it('an error inside a stream names itself "mid-stream", not "undefined"', async () => {
+    const r = await runMjs(['5', '--case', 'interrupted']);
+    expect(r.out).toContain('✖ API error mid-stream (overloaded_error): Overloaded');
+    expect(r.out).not.toContain('undefined');
+  });
+  it('--trace numbers count_tokens requests too, before the call each one measured', async () => {
+    const r = await runMjs(['11', '--trace']);
+    const numbers = [...r.out.matchAll(/→ request #(\d+)/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+    expect(numbers).toEqual(numbers.map((_, i) => i + 1));   // none skipped
+    expect(r.out).toMatch(/→ request #1 count_tokens: \d+ tokens .*\n {2}→ request #2 claude-sonnet-4-6/);
+  });
+});
+
 describe('the classroom commands', () => {
   const scratch = () => mkdtempSync(path.join(ROOT, '.tmp-cli-'));
 

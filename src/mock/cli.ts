@@ -3,6 +3,7 @@
 // around startMock; it is NOT how chapters are run (that is steps/run.mjs).
 
 import chalk from 'chalk';
+import path from 'node:path';
 import minimist from 'minimist';
 import { loadScenario, ScenarioError, startMock } from './index.ts';
 import type { MockEvent, Scenario } from './types.ts';
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
     scenario = await loadScenario(file);
   } catch (e) {
     if (e instanceof ScenarioError) {
-      console.error(e.message);
+      console.error(e.message.split(process.cwd() + path.sep).join(''));   // relative, as the docs show
       process.exit(2);
     }
     throw e;

@@ -128,7 +128,8 @@ export async function main(argv: string[]): Promise<number> {
     return await dispatch(argv, c);
   } catch (err) {
     if (err instanceof UsageError || err instanceof ScenarioError || err instanceof SetupError) {
-      console.error(`${err.message}`);
+      // A scenario file is named from where the user stands: relative, as the docs show.
+      console.error(err instanceof ScenarioError ? err.message.split(process.cwd() + path.sep).join('') : err.message);
       return 2;
     }
     console.error(`error: ${oneLine(err)}`);

@@ -104,8 +104,9 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
   for (const file of files) {
     const scenario = await loadScenarioFile(file);
     const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
-    // A stub either crashes the run or comes back to the model as an error result: look in both.
-    const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${JSON.stringify(result.events)}`)?.[1];
+    // A stub crashes the run, comes back to the model as an error result, or is caught and
+    // printed by the agent (a failed prompt, a skipped file): look in all three.
+    const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${result.terminal} ${JSON.stringify(result.events)}`)?.[1];
     const failing = result.expectations.find((e) => !e.ok);
     const stubHint = stub === undefined ? undefined : hints.find((x) => x.name === stub)?.hints.join(' ');
     const chapterHints = hints.map((h) => h.hints.join(' ')).join(' / ');

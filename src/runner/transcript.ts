@@ -360,7 +360,8 @@ export function agentReports(terminal: string): string[] {
   const heading = `the agent's own accounting (from its terminal${together ? '; reports that came in together, sorted' : ''}):`;
   // Its warnings (a bad limit variable, a skipped agent file, a failed prompt) say what went
   // wrong before or beside the wire: they belong in the transcript too.
-  const warnings = lines.filter((l) => l.startsWith('✖ ')).map((l) => `  ${l}`);
+  // (A failure mid-stream follows the words that did arrive, on the same line.)
+  const warnings = lines.filter((l) => /^\S/.test(l) && l.includes('✖ ')).map((l) => `  ${l.slice(l.indexOf('✖ '))}`);
   return [...(warnings.length > 0 ? ["the agent's own warnings (from its terminal):", ...warnings, ''] : []), ...tables, ...(own.length > 0 ? [heading, ...own, ''] : [])];
 }
 

@@ -216,10 +216,13 @@ export function exerciseBlocks(m: MarkedFile, n: number): Block[] {
   return m.blocks.filter((b) => stubbed.has(b.name));
 }
 
-/** Like renderChapter, but the chapter's own hinted blocks become TODO stubs. */
-export function renderExercise(m: MarkedFile, n: number): string {
+/**
+ * Like renderChapter, but the chapter's own hinted blocks become TODO stubs (`only`: just
+ * that one, the rest written: a half-done exercise, as the tests hand one to the check).
+ */
+export function renderExercise(m: MarkedFile, n: number, only?: string): string {
   const byName = blockMap(m);
-  const stubbed = new Set(exerciseBlocks(m, n).map((b) => b.name));
+  const stubbed = new Set(exerciseBlocks(m, n).map((b) => b.name).filter((name) => only === undefined || name === only));
   const out: string[] = [];
   let skipping: string | null = null;
   for (const line of m.lines) {

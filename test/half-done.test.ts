@@ -1,0 +1,45 @@
+// A half-done exercise must not pass its check. For every chapter and every block its
+// exercise stubs, the learner's folder is the reference with that one block still a TODO
+// (every other one written): `--check` must fail and say which stub it ran into. A block
+// no scenario reaches would pass here, and the chapter's check would not test it.
+// (Plausible wrong solutions, as opposed to unfinished ones, are the mutation catalogue's
+// job: src/tooling/mutations.ts, run by mutations.test.ts.)
+
+import { describe, it, expect } from 'vitest';
+import { Chalk } from 'chalk';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
+import { checkExercise } from '../src/runner/exercise-cli.ts';
+import { hintsFor, exerciseHeader } from '../src/tooling/exercise.ts';
+import { isEmptyBody, loadAgentSources } from '../src/tooling/generate.ts';
+import { renderChapter, renderExercise } from '../src/tooling/markers.ts';
+
+const plain = new Chalk({ level: 0 });
+
+for (const ch of WRITTEN_CHAPTERS) {
+  describe(`chapter ${ch.n}: one TODO left, the rest written`, async () => {
+    for (const block of await hintsFor(ROOT, ch.n)) {
+      it(`TODO(${block.name}) left in ${block.file}: the check fails and names it`, async () => {
+        const dir = path.join(ROOT, '.tmp', 'half-done', `${chapterDir(ch)}-${block.name}`);
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir, { recursive: true });
+        try {
+          const rel = path.relative(ROOT, dir);
+          for (const source of await loadAgentSources(ROOT)) {
+            if (isEmptyBody(renderChapter(source.marked, ch.n))) continue;
+            const body = source.name === block.file ? renderExercise(source.marked, ch.n, block.name) : renderChapter(source.marked, ch.n);
+            writeFileSync(path.join(dir, source.name), `${exerciseHeader(ch, source.name, rel)}\n${body}`);
+          }
+          let report = '';
+          const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain);
+          expect(code, report).toBe(1);
+          expect(report).toContain(`still a stub: TODO(${block.name})`);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }, 60_000);
+    }
+  });
+}
