@@ -42,7 +42,9 @@ export const FRAME_INDENT = '  ';
 
 // `<system-reminder>`, `</system-reminder>`, `<system-reminder priority="high">`, any case,
 // spaces inside the brackets tolerated: all of them are harness tags in the eyes of a model.
-const TAG = new RegExp(`<\\s*(/?)\\s*(${HARNESS_TAGS.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b([^<>]*)>`, 'gi');
+// Lines are matched one at a time, so a tag left open at the end of its line counts too:
+// `<system-reminder` with its `>` on the next line is still a tag to a model.
+const TAG = new RegExp(`<\\s*(/?)\\s*(${HARNESS_TAGS.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b([^<>]*)(?:>|$)`, 'gi');
 // A line that starts a conversation turn, as the old text-completion format wrote them.
 const TURN = /^(\s*)(Human|Assistant)(\s*):/i;
 // A copy of the header (this one, or one like Claude Code's hand-back line), anywhere in a line.

@@ -1,0 +1,54 @@
+// The permission gate's workspace check where scenarios cannot reach it: a workspace that
+// is itself reached through a symbolic link (as /tmp is on macOS, where /tmp -> /private/tmp).
+// The runner makes one real folder per run, so no scenario starts below a link; this test
+// builds that layout by hand and asks chapter 6's and chapter 14's gate directly. It does
+// not re-test what the symlinks scenarios of chapters 6 and 11 already check end to end.
+
+import { it, expect, afterEach } from 'vitest';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { decide as decide6 } from '../steps/06-permissions/permissions.ts';
+import { decide as decide14 } from '../steps/14-custom-agents/permissions.ts';
+import type { LoopConfig } from '../steps/14-custom-agents/agent.ts';
+
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** base/real/work is the workspace; base/via -> base/real, so base/via/work is the same folder through a link. */
+async function layout(): Promise<{ base: string; linked: string }> {
+  const base = await mkdtemp(path.join(os.tmpdir(), 'workspace-check-'));
+  made.push(base);
+  await mkdir(path.join(base, 'real', 'work', 'src'), { recursive: true });
+  await mkdir(path.join(base, 'outside'));
+  await writeFile(path.join(base, 'real', 'work', 'a.txt'), 'inside\n');
+  await writeFile(path.join(base, 'outside', 'secret.txt'), 'secret\n');
+  await symlink(path.join(base, 'real'), path.join(base, 'via'));
+  const linked = path.join(base, 'via', 'work');
+  await symlink(path.join(base, 'outside'), path.join(base, 'real', 'work', 'out'));
+  await symlink('loop-b', path.join(base, 'real', 'work', 'loop-a'));
+  await symlink('loop-a', path.join(base, 'real', 'work', 'loop-b'));
+  return { base, linked };
+}
+
+const configFor = (cwd: string) => ({ cwd, permissions: { mode: 'bypassPermissions' } }) as unknown as LoopConfig;
+
+for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
+  it(`chapter ${chapter}: a workspace reached through a link still holds its own files, and only those`, async () => {
+    const { linked } = await layout();
+    const config = configFor(linked);
+    // Inside, though every real path differs from the workspace path as given: the root is real-pathed too.
+    expect(await decide('read_file', { path: 'a.txt' }, config)).toEqual({ allow: true });
+    expect(await decide('write_file', { path: 'src/new/deep.txt' }, config)).toEqual({ allow: true });
+    expect(await decide('list_files', { path: '.' }, config)).toEqual({ allow: true });
+    // Outside, through a link inside the workspace, whichever way the workspace was reached.
+    const out = await decide('read_file', { path: 'out/secret.txt' }, config);
+    expect(out.allow).toBe(false);
+    expect(!out.allow && out.reason).toContain('out/secret.txt (through a symbolic link) is outside the workspace');
+    // A loop of links resolves nowhere: refused, never followed forever.
+    const loop = await decide('write_file', { path: 'loop-a' }, config);
+    expect(!loop.allow && loop.reason).toContain('does not resolve');
+  });
+}
