@@ -8,13 +8,13 @@
 // own SDK client; the watch only looks at what that client's fetch calls returned.
 
 import path from 'node:path';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { writeTree, loadChapterModule, oneLine } from './run-chapter.ts';
+import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
 
 /** One request as the wire saw it: the URL, and how it ended when it did not end well. */
@@ -107,12 +107,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
   const wire = watchFetch();
   let failed: string | undefined;
   try {
-    const work = path.join(temp, 'work');
-    const home = path.join(temp, 'home');
-    await mkdir(work);
-    await mkdir(home);
-    await writeTree(work, o.scenario.files);
-    await writeTree(home, o.scenario.home_files);
+    const { work, home } = await layOutScenario(temp, o.scenario);
     const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
     const model = o.model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL;
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.

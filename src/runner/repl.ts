@@ -10,13 +10,12 @@
 // What it is not: a second agent loop. Prompts go to the snapshot's runSession, as
 // bin.ts sends them; only the host (workspace, mock URL, terminal) is the runner's.
 
-import path from 'node:path';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { writeTree, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
+import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { makeTempDir, release, stopProcessesIn, onExit } from './cleanup.ts';
 
 export interface ReplOptions {
@@ -62,12 +61,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   const echo = (line: string) => { if (!tty) process.stdout.write(`${line}\n`); return line; };
 
   try {
-    const work = path.join(temp, 'work');
-    const home = path.join(temp, 'home');
-    await mkdir(work);
-    await mkdir(home);
-    await writeTree(work, o.scenario.files);
-    await writeTree(home, o.scenario.home_files);
+    const { work, home } = await layOutScenario(temp, o.scenario);
     const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
     // The scenario's flags, but not -p: one-shot mode is the opposite of a REPL.
     const argv = (o.scenario.argv ?? []).filter((a) => a !== '-p' && a !== '--print');

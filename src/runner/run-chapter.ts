@@ -77,6 +77,20 @@ export async function writeTree(base: string, files: Record<string, string> | un
 }
 
 /**
+ * Lay out a scenario under a temp folder for a run outside the test harness (--live,
+ * --repl): `work/` with its files and `home/` with its home files.
+ */
+export async function layOutScenario(temp: string, scenario: Scenario): Promise<{ work: string; home: string }> {
+  const work = path.join(temp, 'work');
+  const home = path.join(temp, 'home');
+  await mkdir(work);
+  await mkdir(home);
+  await writeTree(work, scenario.files);
+  await writeTree(home, scenario.home_files);
+  return { work, home };
+}
+
+/**
  * The workspace path is part of the agent's system prompt (chapter 3 on), so its length
  * changes token counts, and the temp folder a run makes it in is wherever TMPDIR points
  * (on macOS a long per-user path). The agent is told the real path; the mock counts the
