@@ -312,7 +312,7 @@ function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkIn
   }
   const passed = r.expectations.filter((e) => e.ok).length;
   const verdict = r.ok ? c.green.bold('PASS') : c.red.bold('FAIL');
-  console.log(`\n${verdict} ${passed}/${r.expectations.length} expectations · ${r.events.filter((e) => e.type === 'request').length} requests · ${Math.round(r.ms)} ms`);
+  console.log(`\n${verdict} ${passed}/${r.expectations.length} expectations · ${count(r.events.filter((e) => e.type === 'request').length, 'request')} · ${Math.round(r.ms)} ms`);
   if (o.keep) console.log(c.dim(`workspace kept at ${r.tempDir}`));
 }
 
@@ -355,4 +355,9 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown
     }),
     tool_calls: toolCalls, usage_by_track: usage, latency: latencyOf(scenario, r), ms: Math.round(r.ms), code_loaded: r.loadedAs ?? null,
   };
+}
+
+/** "1 request", "3 requests". */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

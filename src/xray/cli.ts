@@ -131,9 +131,10 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
       if (factProblems.length === 0) io.out(c.green(`✔ every fact measured agrees with ${path.relative(ROOT, factsFilePath(ROOT))}`));
     }
     const ms = results.reduce((n, r) => n + r.ms, 0);
+    const requests = allEvents.filter((e) => e.type === 'request').length;
     const bad = problems.length + factProblems.length;
     io.out(`${bad === 0 ? c.green.bold(args.check ? 'PASS' : 'CLEAN') : c.red.bold(args.check ? 'FAIL' : 'PROBLEMS')} ${results.length} case${results.length === 1 ? '' : 's'} · ` +
-      `${allEvents.filter((e) => e.type === 'request').length} requests · ${(ms / 1000).toFixed(1)} s`);
+      `${requests === 1 ? '1 request' : `${requests} requests`} · ${(ms / 1000).toFixed(1)} s`);
   }
   return problems.length === 0 && factProblems.length === 0 ? 0 : 1;
 }
