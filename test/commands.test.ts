@@ -29,7 +29,7 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url
 
 const liveEnv = (url: string) => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: url, ANTHROPIC_MODEL: undefined });
 
-describe('--live that cannot reach the API: exit 1, one line naming the URL and the cause, no resume offered', () => {
+describe.concurrent('--live that cannot reach the API: exit 1, one line naming the URL and the cause, no resume offered', () => {
   const expectFailure = (r: Ran, url: RegExp, cause: RegExp) => {
     expect(r.code, r.err).toBe(1);
     const lines = r.err.trim().split('\n');
@@ -81,7 +81,7 @@ describe('--live that cannot reach the API: exit 1, one line naming the URL and 
   });
 });
 
-describe('--live with a question of your own, the mock standing in for the API', () => {
+describe.concurrent('--live with a question of your own, the mock standing in for the API', () => {
   it('node steps/run.mjs 11 --live "my own question": the question is sent, the demo files are there', async () => {
     const { startMock } = await import('../src/mock/index.ts');
     const { loadScenarioFile } = await import('../src/runner/scenarios.ts');
@@ -106,7 +106,7 @@ describe('--live with a question of your own, the mock standing in for the API',
   });
 });
 
-describe('flags that do not go together: one line, exit 2, nothing dropped silently', () => {
+describe.concurrent('flags that do not go together: one line, exit 2, nothing dropped silently', () => {
   const cases: [string[], string][] = [
     [['11', '--json', '--trace'], '--json and --trace do not go together: the JSON report replaces the transcript that --trace annotates'],
     [['11', '--diff', '--case', 'failing'], '--case does not go with --diff (see --help)'],
@@ -130,7 +130,7 @@ describe('flags that do not go together: one line, exit 2, nothing dropped silen
   }
 });
 
-it('a scenario error names the file relative to where the user stands, as the docs show', async () => {
+it.concurrent('a scenario error names the file relative to where the user stands, as the docs show', async () => {
   const dir = mkdtempSync(path.join(ROOT, '.tmp-cli-'));
   try {
     const file = path.join(dir, 'bad.json');
@@ -141,7 +141,7 @@ it('a scenario error names the file relative to where the user stands, as the do
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
-describe('--list-cases and --all', () => {
+describe.concurrent('--list-cases and --all', () => {
   it('--list-cases gives each case its title', async () => {
     const r = await runMjs(['11', '--list-cases']);
     expect(r.code).toBe(0);
@@ -164,7 +164,7 @@ describe('--list-cases and --all', () => {
   });
 });
 
-describe('transcripts show what their chapter is about', () => {
+describe.concurrent('transcripts show what their chapter is about', () => {
   it('chapter 9: the /skill the user typed, above what was sent', async () => {
     const r = await runMjs(['9']);
     expect(r.out).toMatch(/\nyou ▸ \/release-notes 1\.2\.0\n {2}sent as ▸ Write the release notes for version 1\.2\.0/);
@@ -199,7 +199,7 @@ describe('transcripts show what their chapter is about', () => {
   });
 });
 
-describe('the classroom commands', () => {
+describe.concurrent('the classroom commands', () => {
   const scratch = () => mkdtempSync(path.join(ROOT, '.tmp-cli-'));
 
   it('--solution with no exercise folder says so in one line, exit 2 (like --check)', async () => {
@@ -256,7 +256,7 @@ describe('the classroom commands', () => {
   });
 });
 
-describe('npm run mock', () => {
+describe.concurrent('npm run mock', () => {
   const mockCli = (args: string[]) => spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/mock/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
 
   /** Starts the mock on a scenario; resolves once it has printed its example. */
