@@ -248,7 +248,7 @@ function realClaude(): string | undefined {
 const real = realClaude();
 const hasStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
 
-describe.skipIf(!real)('the pinned Claude Code', () => {
+describe.skipIf(!real).concurrent('the pinned Claude Code', () => {
   it('delegate runs clean: every request accepted, nothing left behind', async () => {
     const r = await driveCase({ bin: real!, version: pinnedVersion(), name: 'delegate', timeoutMs: 90_000 });
     expect(r.problems).toEqual([]);
