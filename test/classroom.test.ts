@@ -28,7 +28,7 @@ const IGNORE_MODEL: [string, string, string] = ['subagent.ts', "model: typeof in
 const NO_USAGE_LINE: [string, string, string] = ['subagent.ts', 'parent.terminal.write(`  ⎿ ${typeName} sub-agent', 'void (`  ⎿ ${typeName} sub-agent'];
 const NO_QUERY_SOURCE: [string, string, string] = ['subagent.ts', 'querySource: `agent:builtin:${typeName}`,', ''];
 
-describe("chapter 11: a half-done solution fails its check, saying why", () => {
+describe.concurrent("chapter 11: a half-done solution fails its check, saying why", () => {
   it('the model input ignored: the model case fails on the model the sub-agent ran', async () => {
     const dir = halfDone([IGNORE_MODEL]);
     try {
