@@ -21,6 +21,8 @@ export interface Scenario {
   env?: Record<string, string>;
   /** Command-line flags given to the agent (chapter 4 on). */
   argv?: string[];
+  /** The workspace is a git repository on branch main with the files as its first commit (chapter 16). */
+  git?: boolean;
   /** What the user types, in order, in one session. */
   prompts: string[];
   /** Scripted answers to permission prompts (chapter 6 on), consumed in order. */
@@ -162,7 +164,13 @@ export type ExpectationCheck =
   /** The tracks ran at the same time (chapter 13): by the mock's clock (first request to last
    *  answer), each track, taken in order of its start, started before the tracks started
    *  earlier had all finished. Run one after another, each would start after the last ended. */
-  | { concurrent: { tracks: string[] } };
+  | { concurrent: { tracks: string[] } }
+  /** The workspace repository's branch `name` exists (`exists: false`: does not); with `path`, the
+   *  branch's last commit has that file, and it includes / lacks the text. Needs `"git": true`. */
+  | { branch: { name: string; exists?: boolean; path?: string; includes?: string; excludes?: string } }
+  /** The workspace repository's linked worktrees after the run (its own folder not counted):
+   *  exactly `count` of them; `branches`: exactly these branches checked out in them. Needs `"git": true`. */
+  | { worktrees: { count?: number; branches?: string[] } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.
