@@ -55,8 +55,10 @@ describe.concurrent('a shortcut inside a TODO fails the check, on the behaviour 
         for (const [name, body] of shortcutFiles(s)) writeFileSync(path.join(dir, name), `${exerciseHeader(ch, name, rel)}\n${body}`);
         const [verdict] = await gradeExercise(ch, dir, [scenarioFile(ch, s.case)], true);
         const failed = verdict!.expectations.filter((e) => !e.ok).map((e) => e.name);
+        // An expectation by name, or a scenario problem the run ran into (a question the script has no answer for).
+        const named = failed.includes(s.fails) || verdict!.failures.some((f) => f.includes(s.fails));
         expect(verdict!.stub).toBeNull();
-        expect(failed, `the ${s.case} case ${verdict!.ok ? 'passes' : `fails on: ${failed.join('; ') || verdict!.crash || verdict!.failures[0]}`}`).toContain(s.fails);
+        expect(named, `the ${s.case} case ${verdict!.ok ? 'passes' : `fails on: ${[...failed, ...verdict!.failures].join('; ') || verdict!.crash}`}`).toBe(true);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
