@@ -16,14 +16,8 @@ import { runTool } from './tools.ts';
 //> 5 agent-import-stream
 import { streamMessage } from './stream.ts';
 //<
-//> 7 agent-import-context
-import { autoCompact } from './context.ts';
-//<
 //> 8 agent-import-cache
 import { withBreakpoints } from './cache.ts';
-//<
-//> 13 agent-import-limits
-import { runCalls } from './limits.ts';
 //<
 
 const MAX_TOKENS = 4096;
@@ -40,7 +34,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
     //<
     //> 7 loop-compact
-    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
+    await config.compact(config);   // may replace old messages by a summary (context.ts); the rest of config stays as it is
     //<
     //> 1-4 call-create
     const response = await config.client.messages.create({
@@ -87,7 +81,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     }
     //<
     //> 13 run-calls-together
-    results.push(...(await runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
+    results.push(...(await config.runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
     //<
     messages.push({ role: 'user', content: results });
     //<
