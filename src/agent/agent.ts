@@ -49,6 +49,9 @@ import { isForkSubagentEnabled } from './fork.ts';
 import { readLimits, runCalls, type Limits } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 //<
+//> 15 agent-import-background
+import { Background, BACKGROUND_TOOLS, deliverNotifications } from './background.ts';
+//<
 
 const MAX_TOKENS = 4096;
 
@@ -93,6 +96,10 @@ export interface LoopConfig {
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
   //<
+  //> 15 config-background
+  background?: Background;  // the main agent's: its background agents by id, and their notifications
+  signal?: AbortSignal;     // a background agent's: stop_agent aborts it
+  //<
 }
 
 //> 1 loop
@@ -105,6 +112,12 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
   while (true) {
     //> 11 loop-turn-limit
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
+    //<
+    //> 15 loop-deliver
+    // A turn boundary: notifications of background agents that finished go in now, in a
+    // message of their own; a stopped agent goes no further.
+    deliverNotifications(config);
+    config.signal?.throwIfAborted();
     //<
     //> 7 loop-compact
     await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
@@ -130,6 +143,9 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     });
     //> 8 loop-ledger-add
     config.ledger.add(response.usage, config.model);   // priced at the model that answered
+    //<
+    //> 15 loop-stopped
+    config.signal?.throwIfAborted();   // stopped while the model answered: its answer is paid for, not acted on
     //<
     messages.push({ role: 'assistant', content: response.content });
 
@@ -206,6 +222,9 @@ export class Session {
         //> 14 session-agent-tool-custom
         agentToolFor(agentTypes(parts.agents)),   // its description lists the custom agents too
         //<
+        //> 15 session-background-tools
+        ...BACKGROUND_TOOLS,   // send_message, stop_agent: they act on background agents by id
+        //<
       ],
       messages: [],
       cwd: host.cwd,
@@ -235,6 +254,9 @@ export class Session {
       //<
       //> 13 session-limits
       limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      //<
+      //> 15 session-background
+      background: new Background(),   // the main agent's agent calls run in the background
       //<
     };
     //> 13 session-coordinator
@@ -277,4 +299,22 @@ export class Session {
     //<
     return agentLoop(this.config);
   }
+  //> 15 session-settle
+
+  /**
+   * The prompts are done, but background agents may still run, or their notifications wait
+   * unread. The session does not end on them: it waits until none runs, then wakes the main
+   * agent, whose loop delivers every notification at its first turn boundary. Its answer
+   * may start more work (send_message), so this goes round until nothing is left.
+   */
+  async settle(): Promise<string | undefined> {
+    const background = this.config.background!;
+    let answer: string | undefined;
+    while (background.busy()) {
+      await background.idle();
+      answer = await agentLoop(this.config);
+    }
+    return answer;
+  }
+  //<
 }
