@@ -21,6 +21,8 @@ export interface Scenario {
   env?: Record<string, string>;
   /** Command-line flags given to the agent (chapter 4 on). */
   argv?: string[];
+  /** The workspace is a git repository on branch main with the files as its first commit (chapter 16). */
+  git?: boolean;
   /** What the user types, in order, in one session. */
   prompts: string[];
   /** Scripted answers to permission prompts (chapter 6 on), consumed in order. */
@@ -174,7 +176,13 @@ export type ExpectationCheck =
    *  text / the file's setup content, likewise never seen before. `usage`: its usage line
    *  equals what the mock reported to `from` between the call and the notification. */
   | { notification: { track: string; tool: string; call?: number; status: string; from?: string; includes?: string;
-      includes_file?: string; usage?: boolean } };
+      includes_file?: string; usage?: boolean } }
+  /** The workspace repository's branch `name` exists (`exists: false`: does not); with `path`, the
+   *  branch's last commit has that file, and it includes / lacks the text. Needs `"git": true`. */
+  | { branch: { name: string; exists?: boolean; path?: string; includes?: string; excludes?: string } }
+  /** The workspace repository's linked worktrees after the run (its own folder not counted):
+   *  exactly `count` of them; `branches`: exactly these branches checked out in them. Needs `"git": true`. */
+  | { worktrees: { count?: number; branches?: string[] } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.

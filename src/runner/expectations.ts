@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
 import { checkForkCosts, checkForkPrefix, modelOf } from './fork-checks.ts';
 import { weighUsage } from '../mock/index.ts';
+import { branchesOf, fileInBranch, worktreesOf } from './git-repo.ts';
 
 export interface ExpectationResult {
   name: string;
@@ -292,6 +293,27 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
   if ('concurrent' in exp) return checkConcurrent(exp.concurrent.tracks, events);
   if ('while_running' in exp) return checkWhileRunning(exp.while_running, events);
   if ('notification' in exp) return checkNotification(exp.notification, scenario, events);
+  if ('branch' in exp) {
+    const b = exp.branch;
+    const exists = (await branchesOf(seen.workspace)).includes(b.name);
+    if (b.exists === false) return exists ? `the branch ${b.name} exists but should not` : true;
+    if (!exists) return `there is no branch ${b.name} (branches: ${(await branchesOf(seen.workspace)).join(', ')})`;
+    if (b.path === undefined) return true;
+    const content = await fileInBranch(seen.workspace, b.name, b.path);
+    if (content === undefined) return `the branch ${b.name} has no file ${b.path}`;
+    if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${b.includes}": "${short(content)}"`;
+    if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${b.excludes}": "${short(content)}"`;
+    return true;
+  }
+  if ('worktrees' in exp) {
+    const w = exp.worktrees;
+    const found = await worktreesOf(seen.workspace);
+    const shown = found.length === 0 ? 'none' : found.map((f) => `${path.basename(f.dir)} on ${f.branch}`).join(', ');
+    if (w.count !== undefined && found.length !== w.count) return `the repository has ${found.length} linked worktree${found.length === 1 ? '' : 's'} (${shown}), expected ${w.count}`;
+    const branches = found.map((f) => f.branch).sort();
+    if (w.branches !== undefined && branches.join(',') !== [...w.branches].sort().join(',')) return `the worktrees have the branches [${branches.join(', ')}], expected [${w.branches.join(', ')}]`;
+    return true;
+  }
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
 }
 
