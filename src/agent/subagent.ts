@@ -37,6 +37,9 @@ import { scanReport } from './scan.ts';
 import type { AgentFile } from './types.ts';
 import { withMode, withSkills } from './agents.ts';
 //<
+//> 15 subagent-import-background
+import { BACKGROUND_TOOLS, launch } from './background.ts';
+//<
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
 
@@ -107,9 +110,15 @@ export const agentTool: Tool = {
   //> 11-12 agent-tool-run
   run: (input, config) => runSubagent(input, config),
   //<
-  //> 13 agent-tool-run-scanned
+  //> 13-14 agent-tool-run-scanned
   // Every report, whatever kind of sub-agent wrote it, is scanned before the parent's model reads it.
   run: async (input, config) => scanReport(await runSubagent(input, config)).text,
+  //<
+  //> 15 agent-tool-run-background
+  // The main agent's calls run in the background (background.ts): the result is a launch
+  // notice, and the report, scanned, comes later as a notification. A sub-agent's calls wait,
+  // and every report they get back is scanned before the parent's model reads it.
+  run: async (input, config) => (config.background ? runSubagent(input, config, true) : scanReport(await runSubagent(input, config)).text),
   //<
 };
 //> 14 agent-tool-for
@@ -150,6 +159,10 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
   //<
   //> 13 tools-for-depth
   let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  //> 15 tools-for-no-background
+  // send_message and stop_agent act on the main agent's background agents: a sub-agent has none.
+  granted = granted.filter((t) => !BACKGROUND_TOOLS.some((b) => b.spec.name === t.spec.name));
+  //<
   //> 14 tools-for-disallowed
   // disallowedTools comes last: it takes away what `tools` (or '*') granted, agent included.
   granted = granted.filter((t) => !(type.disallowedTools ?? []).includes(t.spec.name));
@@ -208,8 +221,17 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
   //<
 }
 
+//> 11-14 run-subagent-signature
 /** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
+//<
+//> 15 run-subagent-signature-background
+/**
+ * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
+ * `background`: the main agent's call. It returns the launch notice at once (background.ts).
+ */
+export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false): Promise<string> {
+//<
   //> 12 fork-dispatch
   // No type named and forks on: the child inherits the conversation instead (fork.ts).
   if (takesForkPath(input, parent)) return runForkCall(input, parent);
@@ -275,7 +297,14 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     maxTurns: type.maxTurns ?? 20,
     //<
     promptParts: parent.promptParts,
+    //> 15 subagent-signal
+    signal: parent.signal,   // a stopped background agent stops the sub-agent it is waiting for too
+    //<
   };
+  //<
+  //> 15 subagent-launch
+  // The main agent's call: registered and started, and the call returns at once.
+  if (background) return launch(parent, input, typeName, config, () => agentLoop(config));
   //<
   //> 11 subagent-return
   const label = typeof input.description === 'string' ? input.description : typeName;

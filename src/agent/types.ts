@@ -6,6 +6,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 //> 8 types-import-ledger
 import type { Ledger } from './ledger.ts';
 //<
+//> 15 types-import-background
+import type { Background } from './background.ts';
+//<
 
 /** Where the agent prints what a user would see. */
 export interface Terminal {
@@ -82,6 +85,10 @@ export interface LoopConfig {
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
   /** How the loop answers one turn's tool calls: agent calls together, under the caps (limits.ts). */
   runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
+  //<
+  //> 15 config-background
+  background?: Background;  // the main agent's: its background agents by id, and their notifications
+  signal?: AbortSignal;     // a background agent's: stop_agent aborts it
   //<
 }
 //> 3 prompt-parts
