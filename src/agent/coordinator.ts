@@ -14,10 +14,9 @@
 // Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
 // one); in this series a worker runs until it reports.
 
-import type { AgentHost } from './main.ts';
-import type { LoopConfig } from './agent.ts';
+import type { AgentHost, LoopConfig } from './types.ts';
 import { parseFlags } from './cli.ts';
-import { AGENT_TOOL_NAME } from './subagent.ts';
+import { AGENT_TOOL_NAME } from './tools.ts';
 
 export const COORDINATOR_ROLE = [
   '# Coordinator mode',

@@ -1,17 +1,15 @@
 // The front door of every chapter: what a terminal, the demo runner or a test calls to
-// start the agent. It holds no agent logic; it wires the outside world (a workspace,
-// an API key, a place to print) to the loop in agent.ts.
+// start the agent. It holds no agent logic; it hands the outside world (a workspace,
+// an API key, a place to print) to a session (session.ts) and sends it the prompts.
 //
-// The shapes here stay the same from chapter 1 to the last, so the same runner can
-// drive every chapter's snapshot.
+// Its shape stays the same from chapter 1 to the last, runSession(prompts, host) with
+// the host types of types.ts, so the same runner can drive every chapter's snapshot.
 
 import Anthropic from '@anthropic-ai/sdk';
-import { Session } from './agent.ts';
+import type { AgentHost } from './types.ts';
+import { Session } from './session.ts';
 //> 3 main-import-prompt
 import { gatherPromptParts } from './prompt.ts';
-//<
-//> 6 main-import-permissions
-import type { PermissionQuestion } from './permissions.ts';
 //<
 //> 4 main-import-cli
 import { randomUUID } from 'node:crypto';
@@ -21,32 +19,6 @@ import { parseFlags, HELP, sessionFile, loadSession, saveSession, errorLine, typ
 
 /** The model used when nobody names one. The one place it is written down. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
-
-/** Where the agent prints what a user would see. */
-export interface Terminal {
-  write(text: string): void;
-}
-
-/** Everything the agent gets from the outside world. */
-export interface AgentHost {
-  cwd: string;          // the workspace the tools may touch
-  home: string;         // the user's home folder
-  apiKey: string;
-  baseURL?: string;     // undefined: the real API
-  model: string;
-  env: Record<string, string | undefined>;
-  argv: string[];       // command-line flags
-  terminal: Terminal;
-  //> 3 host-platform
-  /** What the system prompt reports as the platform: process.platform on a real run. A
-   *  runner may pin it, so that a scripted run counts the same bytes on every machine. */
-  platform: string;
-  //<
-  //> 6 host-ask
-  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
-  ask?(question: PermissionQuestion): Promise<boolean>;
-  //<
-}
 
 //> 1-3 run-session-signature
 /** One session: each prompt is sent in turn, as if the user typed it. */
@@ -117,7 +89,14 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     if (Array.isArray(prompts)) host.terminal.write(`\n> ${prompt}\n`);   // a typed prompt is already on screen
     const before = [...session.config.messages];
     try {
+      //> 4-14 send-prompt
       const answer = await session.send(prompt);   // the loop prints the model's text as it arrives
+      //<
+      //> 15 send-prompt-settle
+      let answer = await session.send(prompt);   // the loop prints the model's text as it arrives
+      // -p prints one answer: the main agent's last, once its background agents have reported.
+      if (flags.print) answer = (await session.settle()) ?? answer;
+      //<
       if (flags.print) out.write(`${answer}\n`);
     } catch (err) {
       // One failed prompt does not end the session: say why, and take the prompt back, so
@@ -134,6 +113,21 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     }
     if (flags.print) break;   // one-shot
   }
+  //> 15 settle-at-end
+  // No prompt is left, but background agents may still run: the session does not end on them.
+  // It waits, and wakes the main agent with their notifications (agent.ts, settle).
+  try {
+    await session.settle();
+  } catch (err) {
+    out.write(`✖ ${errorLine(err)}\n`);
+  }
+  if (savedTo) {
+    await saveSession(savedTo, {
+      version: 1, id, model: host.model, permissionMode: flags.permissionMode,
+      created, updated: new Date().toISOString(), messages: session.config.messages,
+    });
+  }
+  //<
   if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
   //<
   //> 8 ledger-report

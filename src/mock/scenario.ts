@@ -29,7 +29,7 @@ type Json = Record<string, unknown>;
 const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 /** Allowed fields, exported so a test can hold the editor schema to the same lists. */
 export const ROOT_FIELDS = [
-  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'prompts', 'answers', 'tracks', 'expect',
+  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'git', 'prompts', 'answers', 'tracks', 'expect',
 ];
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
@@ -42,7 +42,7 @@ const MAX_NAME_BYTES = 255;
 const MAX_PATH_BYTES = 3072;
 
 /** Expectation kinds and the fields each accepts (true = required). */
-export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'track' | 'tracks' | 'path'>> = {
+export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'track' | 'tracks' | 'path'>> = {
   tool_result: {
     track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
@@ -67,7 +67,13 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean' },
   fork_costs: { tracks: 'tracks', input_each: 'count', input_total: 'count' },
   concurrent: { tracks: 'tracks' },
+  while_running: { track: 'track', request: 'positive', other: 'track' },
+  notification: { track: 'track', tool: 'string', call: 'positive', status: 'string', from: 'track', includes: 'string', includes_file: 'path', usage: 'boolean', usage_with: 'tracks' },
+  branch: { name: 'string', exists: 'boolean', path: 'path', includes: 'string', excludes: 'string' },
+  worktrees: { count: 'count', branches: 'names' },
 };
+/** Expectations that read the workspace's git repository: they need `"git": true`. */
+const GIT_KINDS = ['branch', 'worktrees'];
 const REQUIRED_IN_KIND: Record<string, string[]> = {
   tool_result: ['track', 'tool'],
   file: ['path'],
@@ -87,6 +93,10 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   fork_prefix: ['tracks', 'from'],
   fork_costs: ['tracks'],
   concurrent: ['tracks'],
+  while_running: ['track', 'request', 'other'],
+  notification: ['track', 'tool', 'status'],
+  branch: ['name'],
+  worktrees: [],
 };
 
 function isObj(v: unknown): v is Json {
@@ -230,6 +240,7 @@ export function parseScenario(text: string, file: string): Scenario {
     if (!Array.isArray(root.argv)) fail('$.argv', `expected an array of strings (command-line flags), got ${typeName(root.argv)}`);
     (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
   }
+  if ('git' in root) boolean(root.git, '$.git', 'whether the workspace is a git repository with the files as its first commit');
 
   const prompts = required(root, 'prompts', '$', 'what the user types, in order');
   if (!Array.isArray(prompts)) fail('$.prompts', `expected an array of strings (what the user types), got ${typeName(prompts)}`);
@@ -344,6 +355,7 @@ export function parseScenario(text: string, file: string): Scenario {
       const kind = given[0]!;
       const kp = child(p, kind);
       const body = object(e[kind], kp, `the ${kind} check`);
+      if (GIT_KINDS.includes(kind) && root.git !== true) fail(kp, `a ${kind} check reads the workspace's git repository: set "git": true at the top of the scenario`);
       const spec = EXPECTATION_KINDS[kind]!;
       fields(body, kp, Object.keys(spec));
       for (const r of REQUIRED_IN_KIND[kind]!) required(body, r, kp, `a ${kind} check needs "${r}"`);
@@ -359,6 +371,10 @@ export function parseScenario(text: string, file: string): Scenario {
           case 'strings':
             if (!Array.isArray(v)) fail(fp, `expected an array of tool names, got ${typeName(v)}`);
             (v as unknown[]).forEach((s, j) => string(s, `${fp}[${j}]`, 'a tool name'));
+            break;
+          case 'names':
+            if (!Array.isArray(v)) fail(fp, `expected an array of branch names, got ${typeName(v)}`);
+            (v as unknown[]).forEach((s, j) => nonEmpty(s, `${fp}[${j}]`, 'a branch name'));
             break;
           case 'tracks':
             if (!Array.isArray(v)) fail(fp, `expected an array of track names, got ${typeName(v)}`);

@@ -10,6 +10,7 @@
 //   trackChild(child)        stop this child process at exit (its whole process group
 //                            when it was spawned with detached: true); released when it exits
 //   trackWorktree(repo, dir) `git worktree remove --force` it at exit
+//   trackWorktreesOf(repo)   the same for every worktree the repository has by then
 //   onExit(fn)               run fn at exit (latest first); returns a remover
 //   stopProcessesIn(dir)     stop every process whose working directory is inside dir
 //   scratchRoot()            where temp folders go: TMPDIR (refused if missing or in a repo)
@@ -36,6 +37,7 @@ interface Registry {
   paths: Set<string>;
   children: Set<ChildProcess>;
   worktrees: Map<string, string>;   // worktree folder -> repository
+  repos: Set<string>;               // repositories whose every worktree goes at exit
   hooks: Hook[];
   installed: boolean;
   exiting: boolean;
@@ -44,7 +46,7 @@ interface Registry {
 const KEY = Symbol.for('subagents.cleanup');
 const registry: Registry = ((globalThis as Record<symbol, unknown>)[KEY] as Registry | undefined) ??
   ((globalThis as Record<symbol, unknown>)[KEY] = {
-    paths: new Set(), children: new Set(), worktrees: new Map(), hooks: [], installed: false, exiting: false,
+    paths: new Set(), children: new Set(), worktrees: new Map(), repos: new Set(), hooks: [], installed: false, exiting: false,
   } satisfies Registry) as Registry;
 
 /** Bad setup of the machine (a TMPDIR that cannot be used): one line, exit 2. */
@@ -108,6 +110,43 @@ export function trackWorktree(repo: string, dir: string): () => void {
   const abs = path.resolve(dir);
   registry.worktrees.set(abs, path.resolve(repo));
   return () => { registry.worktrees.delete(abs); };
+}
+
+/**
+ * Remove every linked worktree of repository `repo` when the process ends: the ones that
+ * exist then, wherever they are, made by whom it may be (chapter 16's agent makes them
+ * while it runs, and only git knows where). Returns release().
+ */
+export function trackWorktreesOf(repo: string): () => void {
+  const abs = path.resolve(repo);
+  registry.repos.add(abs);
+  return () => { registry.repos.delete(abs); };
+}
+
+/** Every linked worktree of `repo`, removed now (synchronously), and git's records of them. */
+export function removeWorktreesOf(repo: string): void {
+  for (const dir of linkedWorktrees(repo)) removeWorktree(repo, dir);
+}
+
+/** The folders of a repository's linked worktrees (its own folder not counted); none if it is gone. */
+function linkedWorktrees(repo: string): string[] {
+  try {
+    const list = execFileSync('git', ['-C', repo, 'worktree', 'list', '--porcelain'], { encoding: 'utf8', env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
+    return list.split('\n\n').slice(1).flatMap((block) => /^worktree (.*)$/m.exec(block)?.[1] ?? []);
+  } catch {
+    return [];
+  }
+}
+
+function removeWorktree(repo: string, dir: string): void {
+  try { execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore', env: gitEnv() }); } catch { /* removed below */ }
+  try { rmSync(dir, { recursive: true, force: true }); } catch { /* nothing more to do */ }
+  try { execFileSync('git', ['-C', repo, 'worktree', 'prune'], { stdio: 'ignore', env: gitEnv() }); } catch { /* not a repository any more */ }
+}
+
+/** The environment for cleanup's git: without GIT_DIR and the like, which would point it elsewhere. */
+function gitEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_')));
 }
 
 /** Run `fn` when the process ends, before folders are removed (latest registered first). */
@@ -238,6 +277,7 @@ export function cleanupNowSync(): void {
   stopEverything('SIGKILL');
   registry.children.clear();
   registry.worktrees.clear();
+  registry.repos.clear();
   registry.paths.clear();
 }
 
@@ -249,11 +289,8 @@ export function cleanupNowSync(): void {
 function stopEverything(signal: NodeJS.Signals): void {
   for (const child of [...registry.children]) killChild(child, signal);
   for (const dir of registry.paths) stopProcessesIn(dir);
-  for (const [dir, repo] of registry.worktrees) {
-    try { execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' }); } catch { /* removed below */ }
-    try { rmSync(dir, { recursive: true, force: true }); } catch { /* nothing more to do */ }
-    try { execFileSync('git', ['-C', repo, 'worktree', 'prune'], { stdio: 'ignore' }); } catch { /* not a repository any more */ }
-  }
+  for (const repo of registry.repos) removeWorktreesOf(repo);
+  for (const [dir, repo] of registry.worktrees) removeWorktree(repo, dir);
   for (const p of registry.paths) {
     try { rmSync(p, { recursive: true, force: true, maxRetries: 2 }); } catch { /* nothing more to do */ }
   }

@@ -15,7 +15,7 @@ import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
-import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
+import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
 
 /** One request as the wire saw it: the URL, and how it ended when it did not end well. */
 interface WireFailure { url: string; cause: string }
@@ -135,6 +135,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
     if (o.keep) { release(temp); console.log(`workspace kept at ${temp}`); }
     else {
       const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
+      if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'));   // chapter 16's, wherever they are
       await rm(temp, { recursive: true, force: true });
       release(temp);
       console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);

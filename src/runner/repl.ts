@@ -11,12 +11,13 @@
 // bin.ts sends them; only the host (workspace, mock URL, terminal) is the runner's.
 
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
-import { makeTempDir, release, stopProcessesIn, onExit } from './cleanup.ts';
+import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
 
 export interface ReplOptions {
   chapter: Chapter;
@@ -100,6 +101,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     closeMock();
     await mock.close();
     stopProcessesIn(temp);
+    if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'));   // chapter 16's, wherever they are
     await rm(temp, { recursive: true, force: true });
     release(temp);
   }

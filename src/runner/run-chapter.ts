@@ -6,8 +6,9 @@
 import { mkdir, writeFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
-import { makeTempDir, release, stopProcessesIn } from './cleanup.ts';
+import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
+import { makeRepository } from './git-repo.ts';
 import { loadFolder } from './load-folder.ts';
 import type { AskedQuestion } from './transcript.ts';
 
@@ -78,7 +79,8 @@ export async function writeTree(base: string, files: Record<string, string> | un
 
 /**
  * Lay out a scenario under a temp folder for a run outside the test harness (--live,
- * --repl): `work/` with its files and `home/` with its home files.
+ * --repl): `work/` with its files (a git repository holding them as its first commit when
+ * the scenario says `"git": true`) and `home/` with its home files.
  */
 export async function layOutScenario(temp: string, scenario: Scenario): Promise<{ work: string; home: string }> {
   const work = path.join(temp, 'work');
@@ -87,6 +89,7 @@ export async function layOutScenario(temp: string, scenario: Scenario): Promise<
   await mkdir(home);
   await writeTree(work, scenario.files);
   await writeTree(home, scenario.home_files);
+  if (scenario.git) await makeRepository(work);
   return { work, home };
 }
 
@@ -115,11 +118,17 @@ export const SCRIPTED_PLATFORM = 'linux';
 export async function runChapter(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const tempDir = await makeTempDir('subagents-run-');
+  // A git workspace's worktrees (chapter 16) may lie anywhere git was told to put them:
+  // each one the repository has at exit goes, even if the run is cut short.
+  const workspace = path.join(tempDir, 'work');
+  const releaseRepo = opts.scenario.git ? trackWorktreesOf(workspace) : () => {};
   try {
     return await runIn(tempDir, opts, started);
   } finally {
     // A shell command the agent ran may have left something running in the workspace.
     stopProcessesIn(tempDir);
+    if (opts.scenario.git && !opts.keep) removeWorktreesOf(workspace);
+    releaseRepo();
     if (!opts.keep) await rm(tempDir, { recursive: true, force: true });
     release(tempDir);
   }
@@ -156,6 +165,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   try {
     await writeTree(workspace, opts.scenario.files);
     await writeTree(home, opts.scenario.home_files);
+    if (opts.scenario.git) await makeRepository(workspace);
     const { module: chapter, how } = await loadChapterModule(opts.codeDir);
     loadedAs = how;
     await chapter.runSession(opts.scenario.prompts, {

@@ -1,0 +1,111 @@
+// A scenario whose workspace is a git repository ("git": true): the runner makes it with the
+// files as its first commit, the agent's own git commands work in it on a machine with no git
+// identity, the `branch` and `worktrees` expectations read what really is on disk, and every
+// worktree the repository has at the end goes with the temp folder, even one git was told to
+// put outside it. Chapter 2's agent runs the git commands through its shell tool (no
+// permission gate yet), so this needs no chapter that makes worktrees itself.
+
+import { afterEach, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseScenario, ScenarioError } from '../src/mock/index.ts';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
+
+const CODE = path.join(ROOT, 'steps', '02-tools');
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const scenario = (patch: Record<string, unknown>) => parseScenario(JSON.stringify({
+  title: 'git workspace', git: true, prompts: ['go'], files: { 'a.txt': 'one\n' },
+  tracks: { main: { turns: [{ text: 'done' }] } }, ...patch,
+}), 'git.json');
+
+const shell = (command: string) => ({ name: 'run_shell', input: { command } });
+
+it('the workspace is a repository on main with the files as one first commit, the same id on every run', async () => {
+  const s = scenario({
+    tracks: { main: { turns: [{ tool_calls: [shell('git log --format="%H %an %s" && git status --short && git branch --show-current')] }, { text: 'done' }] } },
+  });
+  const runs = await Promise.all([runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 }), runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 })]);
+  const logs = runs.map((r) => {
+    const result = r.events.flatMap((e) => (e.type === 'request' ? [JSON.stringify(e.body.messages)] : [])).at(-1)!;
+    return /exit code 0\\n([0-9a-f]{40}) Scenario first commit\\nmain/.exec(result)?.[1];
+  });
+  expect(logs[0]).toMatch(/^[0-9a-f]{40}$/);
+  expect(logs[1]).toBe(logs[0]);
+  for (const r of runs) expect(existsSync(r.tempDir)).toBe(false);
+});
+
+it("the agent's own commit works with no git identity of the user's, and the checks see its branch", async () => {
+  const s = scenario({
+    tracks: { main: { turns: [
+      { tool_calls: [shell('git switch -q -c feature && echo two >> a.txt && git commit -q -am edit && git switch -q main')] },
+      { text: 'done' },
+    ] } },
+    expect: [
+      { name: 'the branch exists', branch: { name: 'feature' } },
+      { name: 'it holds the commit', branch: { name: 'feature', path: 'a.txt', includes: 'two' } },
+      { name: 'main does not', branch: { name: 'main', path: 'a.txt', excludes: 'two' } },
+      { name: 'no such branch', branch: { name: 'other', exists: false } },
+      { name: 'no worktrees', worktrees: { count: 0 } },
+    ],
+  });
+  const home = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'git-home-')));
+  made.push(home);
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  // A machine where git has never been set up: no ~/.gitconfig, no identity.
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = home;
+  try {
+    const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+    expect(r.expectations.filter((e) => !e.ok)).toEqual([]);
+    expect(r.ok).toBe(true);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  }
+});
+
+it('the checks fail on what is really there: a branch that is missing, a worktree too many', async () => {
+  const s = scenario({
+    tracks: { main: { turns: [{ tool_calls: [shell('git worktree add -q -b side ../side')] }, { text: 'done' }] } },
+    expect: [
+      { name: 'missing', branch: { name: 'feature' } },
+      { name: 'no file', branch: { name: 'side', path: 'b.txt' } },
+      { name: 'count', worktrees: { count: 0 } },
+      { name: 'branches', worktrees: { branches: ['other'] } },
+      { name: 'right', worktrees: { count: 1, branches: ['side'] } },
+    ],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['missing', false, 'there is no branch feature (branches: main, side)'],
+    ['no file', false, 'the branch side has no file b.txt'],
+    ['count', false, 'the repository has 1 linked worktree (side on side), expected 0'],
+    ['branches', false, 'the worktrees have the branches [side], expected [other]'],
+    ['right', true, 'ok'],
+  ]);
+});
+
+it('a worktree git was told to put outside the temp folder is removed at the end of the run too', async () => {
+  const elsewhere = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'git-elsewhere-')));
+  made.push(elsewhere);
+  const s = scenario({
+    tracks: { main: { turns: [{ tool_calls: [shell(`git worktree add -q -b away ${path.join(elsewhere, 'wt')}`)] }, { text: 'done' }] } },
+    expect: [{ name: 'made', worktrees: { branches: ['away'] } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.ok).toBe(true);
+  expect(readdirSync(elsewhere)).toEqual([]);
+  expect(existsSync(r.tempDir)).toBe(false);
+});
+
+it('a branch or worktrees check without "git": true is refused when the scenario loads', () => {
+  expect(() => scenario({ git: undefined, expect: [{ name: 'x', worktrees: { count: 0 } }] })).toThrow(ScenarioError);
+  expect(() => scenario({ git: undefined, expect: [{ name: 'x', branch: { name: 'main' } }] }))
+    .toThrow('git.json: $.expect[0].branch: a branch check reads the workspace\'s git repository: set "git": true at the top of the scenario');
+  expect(() => scenario({ git: 'yes' })).toThrow('git.json: $.git: expected true or false');
+});

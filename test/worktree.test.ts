@@ -1,0 +1,146 @@
+// Chapter 16's worktrees on their own, against real git repositories in temp folders:
+// made from HEAD on a new branch, removed with the branch when nothing changed, kept and
+// described when something did (a commit, an edit, a new file), and every refusal (no
+// repository, no commit yet, git refusing the worktree) leaving nothing behind. The
+// chapter's scenarios show the same through a whole agent; this is where each case of
+// "changed" and each way of failing is pinned down, at a few git calls each.
+
+import { it, expect, afterEach } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createWorktree, finishWorktree } from '../src/agent/worktree.ts';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+// No user or global git configuration is assumed: identity and signing are given per call.
+const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8' }).trim();
+
+/** base/repo: a repository with one commit holding a.txt and src/b.txt. */
+function repo(commit = true): { base: string; repo: string } {
+  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'worktree-test-')));
+  made.push(base);
+  const dir = path.join(base, 'repo');
+  mkdirSync(path.join(dir, 'src'), { recursive: true });
+  git(base, 'init', '-q', '-b', 'main', dir);
+  writeFileSync(path.join(dir, 'a.txt'), 'one\n');
+  writeFileSync(path.join(dir, 'src', 'b.txt'), 'two\n');
+  if (commit) {
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'first');
+  }
+  return { base, repo: dir };
+}
+
+const branches = (dir: string) => git(dir, 'branch', '--format=%(refname:short)').split('\n').sort();
+const worktrees = (dir: string) => git(dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length;
+
+it('makes a worktree beside the repository, on a new branch at HEAD, outside the workspace', async () => {
+  const { base, repo: dir } = repo();
+  const wt = await createWorktree(dir, 'agent-1');
+  expect(wt.dir).toBe(path.join(base, 'repo.worktrees', 'agent-1'));
+  expect(wt.cwd).toBe(wt.dir);
+  expect(wt.shown).toBe(path.join('..', 'repo.worktrees', 'agent-1'));
+  expect(wt.base).toBe(git(dir, 'rev-parse', 'HEAD'));
+  expect(git(wt.dir, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('agent-1');
+  expect(git(wt.dir, 'rev-parse', 'HEAD')).toBe(wt.base);
+  expect(branches(dir)).toEqual(['agent-1', 'main']);
+  expect(path.relative(dir, wt.dir).startsWith('..')).toBe(true);
+});
+
+it('an unchanged worktree is removed with its branch, and the folder that held it', async () => {
+  const { base, repo: dir } = repo();
+  const wt = await createWorktree(dir, 'agent-1');
+  expect(await finishWorktree(wt)).toBeUndefined();
+  expect(existsSync(wt.dir)).toBe(false);
+  expect(existsSync(path.join(base, 'repo.worktrees'))).toBe(false);
+  expect(branches(dir)).toEqual(['main']);
+  expect(worktrees(dir)).toBe(1);
+});
+
+for (const [what, change, expected] of [
+  ['an edited tracked file', (d: string) => writeFileSync(path.join(d, 'a.txt'), 'changed\n'), /not committed: a\.txt$/],
+  ['a new untracked file in a new folder', (d: string) => { mkdirSync(path.join(d, 'new')); writeFileSync(path.join(d, 'new', 'c.txt'), 'x'); }, /not committed: new\/c\.txt$/],
+  ['a deleted file', (d: string) => rmSync(path.join(d, 'src', 'b.txt')), /not committed: src\/b\.txt$/],
+  ['a commit', (d: string) => { writeFileSync(path.join(d, 'a.txt'), 'committed\n'); git(d, 'commit', '-q', '-am', 'edit'); }, /: 1 commit on top of [0-9a-f]{7}$/],
+] as const) {
+  it(`a worktree with ${what} is kept, and the parent is told where and on which branch`, async () => {
+    const { repo: dir } = repo();
+    const wt = await createWorktree(dir, 'agent-1');
+    change(wt.dir);
+    const report = await finishWorktree(wt);
+    expect(report).toMatch(/^Its changes are kept in the worktree \.\.\/repo\.worktrees\/agent-1, on branch agent-1/);
+    expect(report).toMatch(expected);
+    expect(existsSync(wt.dir)).toBe(true);
+    expect(branches(dir)).toEqual(['agent-1', 'main']);
+  });
+}
+
+it('a file only .gitignore covers does not keep a worktree', async () => {
+  const { repo: dir } = repo(false);
+  writeFileSync(path.join(dir, '.gitignore'), 'build/\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'first');
+  const wt = await createWorktree(dir, 'agent-1');
+  mkdirSync(path.join(wt.dir, 'build'));
+  writeFileSync(path.join(wt.dir, 'build', 'out.js'), 'x');
+  expect(await finishWorktree(wt)).toBeUndefined();
+  expect(existsSync(wt.dir)).toBe(false);
+});
+
+it('from a subfolder of the repository, the child works in the same subfolder of its worktree', async () => {
+  const { repo: dir } = repo();
+  const wt = await createWorktree(path.join(dir, 'src'), 'agent-1');
+  expect(wt.cwd).toBe(path.join(wt.dir, 'src'));
+  expect(wt.shown).toBe(path.join('..', '..', 'repo.worktrees', 'agent-1'));
+  expect(await finishWorktree(wt)).toBeUndefined();
+});
+
+it('a branch name already taken (a kept worktree of an earlier session) gets the next name', async () => {
+  const { repo: dir } = repo();
+  git(dir, 'branch', 'agent-1');
+  const wt = await createWorktree(dir, 'agent-1');
+  expect(wt.branch).toBe('agent-1-2');
+  expect(await finishWorktree(wt)).toBeUndefined();
+  expect(branches(dir)).toEqual(['agent-1', 'main']);   // the older branch is not ours to delete
+});
+
+it('outside a repository: one clear error, and nothing made', async () => {
+  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'worktree-test-')));
+  made.push(base);
+  await expect(createWorktree(base, 'agent-1')).rejects.toThrow(`isolation "worktree" needs a git repository, and ${base} is not in one`);
+  expect(readdirSync(base)).toEqual([]);
+  expect(readdirSync(path.dirname(base)).some((f) => f.startsWith(`${path.basename(base)}.worktrees`))).toBe(false);
+});
+
+it('a repository with no commit yet: one clear error, and nothing made', async () => {
+  const { base, repo: dir } = repo(false);
+  await expect(createWorktree(dir, 'agent-1')).rejects.toThrow(/branches from HEAD, and the repository .* has no commit yet/);
+  expect(readdirSync(base)).toEqual(['repo']);
+});
+
+it('when git worktree add fails, the branch it was to check out is deleted again and no folder is left', async () => {
+  const { base, repo: dir } = repo();
+  // A file where the worktrees' folder would go: git cannot make the worktree under it.
+  writeFileSync(path.join(base, 'repo.worktrees'), 'in the way\n');
+  await expect(createWorktree(dir, 'agent-1')).rejects.toThrow(/^git worktree add failed: /);
+  expect(branches(dir)).toEqual(['main']);
+  expect(worktrees(dir)).toBe(1);
+  expect(readdirSync(base).sort()).toEqual(['repo', 'repo.worktrees']);
+});
+
+it('eight made and finished at the same time in one repository all succeed (git is asked one at a time)', async () => {
+  const { base, repo: dir } = repo();
+  const all = await Promise.all(Array.from({ length: 8 }, (_, i) => createWorktree(dir, `agent-${i + 1}`)));
+  expect(new Set(all.map((w) => w.branch)).size).toBe(8);
+  writeFileSync(path.join(all[0]!.dir, 'a.txt'), 'changed\n');
+  const reports = await Promise.all(all.map((w) => finishWorktree(w)));
+  expect(reports.filter((r) => r !== undefined)).toHaveLength(1);
+  expect(branches(dir)).toEqual(['agent-1', 'main']);
+  expect(readdirSync(path.join(base, 'repo.worktrees'))).toEqual(['agent-1']);
+});
