@@ -16,14 +16,11 @@ import { runTool } from './tools.ts';
 //> 5 agent-import-stream
 import { streamMessage } from './stream.ts';
 //<
-//> 7 agent-import-context
-import { autoCompact } from './context.ts';
-//<
 //> 8 agent-import-cache
 import { withBreakpoints } from './cache.ts';
 //<
-//> 13 agent-import-limits
-import { runCalls } from './limits.ts';
+//> 15 agent-import-background
+import { deliverNotifications } from './background.ts';
 //<
 
 const MAX_TOKENS = 4096;
@@ -39,8 +36,14 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     //> 11 loop-turn-limit
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
     //<
+    //> 15 loop-deliver
+    // A turn boundary: notifications of background agents that finished go in now, in a
+    // message of their own; a stopped agent goes no further.
+    deliverNotifications(config);
+    config.signal?.throwIfAborted();
+    //<
     //> 7 loop-compact
-    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
+    await config.compact(config);   // may replace old messages by a summary (context.ts); the rest of config stays as it is
     //<
     //> 1-4 call-create
     const response = await config.client.messages.create({
@@ -63,6 +66,9 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     });
     //> 8 loop-ledger-add
     config.ledger.add(response.usage, config.model);   // priced at the model that answered
+    //<
+    //> 15 loop-stopped
+    config.signal?.throwIfAborted();   // stopped while the model answered: its answer is paid for, not acted on
     //<
     messages.push({ role: 'assistant', content: response.content });
 
@@ -87,7 +93,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     }
     //<
     //> 13 run-calls-together
-    results.push(...(await runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
+    results.push(...(await config.runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
     //<
     messages.push({ role: 'user', content: results });
     //<

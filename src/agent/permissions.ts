@@ -18,13 +18,7 @@
 
 import path from 'node:path';
 import { lstat, readlink, realpath } from 'node:fs/promises';
-import type { AgentHost, LoopConfig, PermissionMode } from './types.ts';
-import { parseFlags } from './cli.ts';
-
-/** The mode from the command line (--permission-mode), parsed where every other flag is. */
-export function permissionMode(host: AgentHost): PermissionMode {
-  return parseFlags(host.argv).permissionMode as PermissionMode;
-}
+import type { LoopConfig } from './types.ts';
 
 type Kind = 'read' | 'edit' | 'shell' | 'delegate';
 
@@ -36,6 +30,10 @@ const KINDS: Record<string, Kind> = {
   agent: 'delegate',   // starting a sub-agent changes nothing; each of its calls comes through here
   //> 10 kinds-exit-plan
   exit_plan_mode: 'delegate',   // changes nothing itself: it asks the user to approve the plan (plan.ts)
+  //<
+  //> 15 kinds-background
+  // They act on the session's own background agents; each call those agents make comes through here.
+  send_message: 'delegate', stop_agent: 'delegate',
   //<
 };
 

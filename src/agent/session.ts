@@ -11,10 +11,10 @@ import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 //<
 //> 6 session-import-permissions
-import { permissionMode } from './permissions.ts';
+import { permissionMode } from './cli.ts';
 //<
 //> 7 session-import-context
-import { compactByHand, compactThreshold } from './context.ts';
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 //<
 //> 8 session-import-ledger
 import { Ledger } from './ledger.ts';
@@ -28,18 +28,21 @@ import { skillCommand } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 //<
 //> 11-13 session-import-subagent
-import { agentTool } from './subagent.ts';
+import { agentCallRefusal, agentTool } from './subagent.ts';
 //<
 //> 14 session-import-agents
-import { agentToolFor } from './subagent.ts';
-import { agentTypes, forkedSkill, runIsland } from './agents.ts';
+import { agentCallRefusal, agentToolFor, agentTypes } from './subagent.ts';
+import { forkedSkill, runIsland } from './island.ts';
 //<
 //> 12 session-import-fork
 import { isForkSubagentEnabled } from './fork.ts';
 //<
 //> 13 session-import-limits
-import { readLimits } from './limits.ts';
+import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
+//<
+//> 15 session-import-background
+import { Background, BACKGROUND_TOOLS } from './background.ts';
 //<
 
 //> 1-2 fixed-system-prompt
@@ -87,6 +90,9 @@ export class Session {
         //> 14 session-agent-tool-custom
         agentToolFor(agentTypes(parts.agents)),   // its description lists the custom agents too
         //<
+        //> 15 session-background-tools
+        ...BACKGROUND_TOOLS,   // send_message, stop_agent: they act on background agents by id
+        //<
       ],
       messages: [],
       cwd: host.cwd,
@@ -96,6 +102,7 @@ export class Session {
       //<
       //> 7 session-context
       compactAt: compactThreshold(host),
+      compact: autoCompact,              // the loop calls it before each model call (context.ts)
       querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       //<
       //> 8 session-config-ledger
@@ -107,6 +114,7 @@ export class Session {
       //> 11 session-depth
       depth: 0,
       maxTurns: 50,
+      refuse: agentCallRefusal,   // the agent tool's guard (subagent.ts); every sub-agent's config copies it
       //<
       //> 11 session-prompt-parts
       promptParts: parts,
@@ -116,6 +124,10 @@ export class Session {
       //<
       //> 13 session-limits
       limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      runCalls,   // a turn's agent calls run together, under the caps (limits.ts)
+      //<
+      //> 15 session-background
+      background: new Background(),   // the main agent's agent calls run in the background
       //<
     };
     //> 13 session-coordinator
@@ -158,4 +170,22 @@ export class Session {
     //<
     return agentLoop(this.config);
   }
+  //> 15 session-settle
+
+  /**
+   * The prompts are done, but background agents may still run, or their notifications wait
+   * unread. The session does not end on them: it waits until none runs, then wakes the main
+   * agent, whose loop delivers every notification at its first turn boundary. Its answer
+   * may start more work (send_message), so this goes round until nothing is left.
+   */
+  async settle(): Promise<string | undefined> {
+    const background = this.config.background!;
+    let answer: string | undefined;
+    while (background.busy()) {
+      await background.idle();
+      answer = await agentLoop(this.config);
+    }
+    return answer;
+  }
+  //<
 }

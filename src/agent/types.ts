@@ -6,6 +6,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 //> 8 types-import-ledger
 import type { Ledger } from './ledger.ts';
 //<
+//> 15 types-import-background
+import type { Background } from './background.ts';
+//<
 
 /** Where the agent prints what a user would see. */
 export interface Terminal {
@@ -54,6 +57,9 @@ export interface LoopConfig {
   //> 7 config-context
   compactAt?: number;       // compact past this many tokens; undefined: never
   querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  /** Before each model call: compacts once the conversation is past compactAt (context.ts).
+   *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
+  compact: (config: LoopConfig) => Promise<void>;
   //<
   //> 8 config-ledger
   ledger: Ledger;           // token usage of this agent
@@ -64,6 +70,9 @@ export interface LoopConfig {
   //> 11 config-depth
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
+  /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
+   *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
+  refuse: (call: Anthropic.ToolUseBlock, config: LoopConfig) => string | undefined;
   //<
   //> 11 config-prompt-parts
   promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
@@ -74,6 +83,12 @@ export interface LoopConfig {
   //> 13 config-limits
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
+  /** How the loop answers one turn's tool calls: agent calls together, under the caps (limits.ts). */
+  runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
+  //<
+  //> 15 config-background
+  background?: Background;  // the main agent's: its background agents by id, and their notifications
+  signal?: AbortSignal;     // a background agent's: stop_agent aborts it
   //<
 }
 //> 3 prompt-parts
