@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { decide as decide6 } from '../steps/06-permissions/permissions.ts';
 import { decide as decide14 } from '../steps/14-custom-agents/permissions.ts';
-import type { LoopConfig } from '../steps/14-custom-agents/agent.ts';
+import type { LoopConfig } from '../steps/14-custom-agents/types.ts';
 
 const made: string[] = [];
 afterEach(async () => {

@@ -2,98 +2,31 @@
 // repeat until it answers without asking for a tool. That loop is the whole idea of a
 // coding agent; every later chapter adds to it rather than replacing it.
 //
-// `agentLoop` runs the loop for one configuration (model, system prompt, tools and
-// the message array). `Session` is the main agent: it keeps the conversation between
-// prompts.
+// `agentLoop` runs the loop for one configuration (model, system prompt, tools and the
+// message array: a LoopConfig, types.ts). It keeps nothing between prompts: the main
+// agent's conversation is the session's (session.ts).
 //> 11 header-subagents
 // A sub-agent (subagent.ts) is this same `agentLoop` with another configuration,
 // not a second implementation.
 //<
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentHost, Terminal } from './main.ts';
-import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
-//> 3 agent-import-prompt
-import { renderSystemPrompt, type PromptParts } from './prompt.ts';
-//<
+import type { LoopConfig } from './types.ts';
+import { runTool } from './tools.ts';
 //> 5 agent-import-stream
 import { streamMessage } from './stream.ts';
 //<
-//> 6 agent-import-permissions
-import { permissionMode, type Permissions } from './permissions.ts';
-//<
 //> 7 agent-import-context
-import { autoCompact, compactByHand, compactThreshold } from './context.ts';
+import { autoCompact } from './context.ts';
 //<
-//> 8 agent-import-ledger
-import { Ledger } from './ledger.ts';
-import { isPromptCachingDisabled, withBreakpoints } from './cache.ts';
-//<
-//> 9 agent-import-skills
-import { skillCommand, type Skill } from './skills.ts';
-//<
-//> 10 agent-import-plan
-import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
-//<
-//> 11-13 agent-import-subagent
-import { agentTool } from './subagent.ts';
-//<
-//> 14 agent-import-agents
-import { agentToolFor } from './subagent.ts';
-import { agentTypes, forkedSkill, runIsland } from './agents.ts';
-//<
-//> 12 agent-import-fork
-import { isForkSubagentEnabled } from './fork.ts';
+//> 8 agent-import-cache
+import { withBreakpoints } from './cache.ts';
 //<
 //> 13 agent-import-limits
-import { readLimits, runCalls, type Limits } from './limits.ts';
-import { becomeCoordinator, isCoordinator } from './coordinator.ts';
+import { runCalls } from './limits.ts';
 //<
 
 const MAX_TOKENS = 4096;
-
-//> 1-2 fixed-system-prompt
-// A fixed one-line prompt for now; chapter 3 renders a real one.
-const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
-//<
-
-/** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
-export interface LoopConfig {
-  client: Anthropic;
-  model: string;
-  system: string;
-  tools: Tool[];
-  messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
-  cwd: string;
-  terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
-  //> 6 config-permissions
-  permissions: Permissions; // the gate's mode and who answers its questions
-  //<
-  //> 7 config-context
-  compactAt?: number;       // compact past this many tokens; undefined: never
-  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
-  //<
-  //> 8 config-ledger
-  ledger: Ledger;           // token usage of this agent
-  //<
-  //> 8 config-caching
-  promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
-  //<
-  //> 11 config-depth
-  depth: number;            // 0: the main agent; 1: a sub-agent it started
-  maxTurns: number;         // a runaway loop ends with an error instead of running forever
-  //<
-  //> 11 config-prompt-parts
-  promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
-  //<
-  //> 12 config-fork
-  forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
-  //<
-  //> 13 config-limits
-  limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
-  workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
-  //<
-}
 
 //> 1 loop
 /** Run the loop until the model stops asking for tools; returns its final text. */
@@ -164,117 +97,4 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
 function finalText(content: Anthropic.ContentBlock[]): string {
   return content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-}
-
-/** The main agent: one conversation that lasts across prompts. */
-export class Session {
-  readonly config: LoopConfig;
-  //> 9 session-skills
-  readonly skills: Skill[];   // read at session start with the rest of the prompt's parts
-  //<
-  //> 8 session-ledger
-  readonly ledger = new Ledger();
-  //<
-
-  //> 1-2 session-constructor-fixed
-  constructor(client: Anthropic, host: AgentHost) {
-  //<
-  //> 3 session-constructor-parts
-  /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
-  constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
-  //<
-    //> 9 session-skills-init
-    this.skills = parts.skills;
-    //<
-    this.config = {
-      client,
-      model: host.model,
-      //> 1-2 session-system-fixed
-      system: SYSTEM_PROMPT,
-      //<
-      //> 3 session-system-rendered
-      system: renderSystemPrompt(parts),   // the bytes every call of this session sends
-      //<
-      tools: [
-        ...BASE_TOOLS,
-        //> 10 session-plan-tool
-        exitPlanModeTool,   // offered in every mode, so the tool list (and the cache) never changes
-        //<
-        //> 11-13 session-agent-tool
-        agentTool,
-        //<
-        //> 14 session-agent-tool-custom
-        agentToolFor(agentTypes(parts.agents)),   // its description lists the custom agents too
-        //<
-      ],
-      messages: [],
-      cwd: host.cwd,
-      terminal: host.terminal,
-      //> 6 session-permissions
-      permissions: { mode: permissionMode(host), ask: host.ask },
-      //<
-      //> 7 session-context
-      compactAt: compactThreshold(host),
-      querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
-      //<
-      //> 8 session-config-ledger
-      ledger: this.ledger,
-      //<
-      //> 8 session-caching
-      promptCaching: !isPromptCachingDisabled(host.env),
-      //<
-      //> 11 session-depth
-      depth: 0,
-      maxTurns: 50,
-      //<
-      //> 11 session-prompt-parts
-      promptParts: parts,
-      //<
-      //> 12 session-fork
-      forkEnabled: isForkSubagentEnabled(host.env),
-      //<
-      //> 13 session-limits
-      limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
-      //<
-    };
-    //> 13 session-coordinator
-    if (isCoordinator(host)) becomeCoordinator(this.config);   // delegate only: coordinator.ts
-    //<
-  }
-
-  /** Send one user prompt; returns the model's final answer. */
-  send(prompt: string): Promise<string> {
-    //> 7 send-compact
-    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
-    //<
-    //> 10 send-plan
-    // "/plan [task]" turns plan mode on (plan.ts); a task after it is sent as the prompt.
-    prompt = planCommand(prompt, this.config);
-    if (prompt === '') return Promise.resolve('');
-    //<
-    //> 9 send-skill
-    // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
-    // pre-approved for this prompt only. An unknown /name never reaches the model.
-    this.config.permissions.preApproved = [];
-    const skill = skillCommand(prompt, this.skills);
-    if (skill && 'error' in skill) {
-      this.config.terminal.write(`✖ ${skill.error}\n`);
-      return Promise.resolve('');
-    }
-    //> 14 send-policy-island
-    // A skill marked `context: fork` is not sent as the prompt: it runs as a policy island.
-    const island = skill && forkedSkill(prompt, this.skills);
-    if (skill && island) return runIsland(island, skill.prompt, this.config);
-    //<
-    if (skill) {
-      prompt = skill.prompt;
-      this.config.permissions.preApproved = skill.allowedTools;
-    }
-    //<
-    this.config.messages.push({ role: 'user', content: prompt });
-    //> 10 send-plan-reminder
-    remindOfPlanMode(this.config);   // plan mode on: the message just pushed says so
-    //<
-    return agentLoop(this.config);
-  }
 }

@@ -19,10 +19,10 @@
 //<
 
 import { APIError } from '@anthropic-ai/sdk';
-import { agentLoop, type LoopConfig } from './agent.ts';
-import type { Tool } from './tools.ts';
+import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
+import { agentLoop } from './agent.ts';
 import { Ledger } from './ledger.ts';
-import { claudeMdSection, gitStatusSection, type PromptParts } from './prompt.ts';
+import { claudeMdSection, gitStatusSection } from './prompt.ts';
 import { EXIT_PLAN_MODE } from './plan.ts';
 //> 12 subagent-import-fork
 import { runForkCall, takesForkPath } from './fork.ts';
@@ -31,31 +31,10 @@ import { runForkCall, takesForkPath } from './fork.ts';
 import { scanReport } from './scan.ts';
 //<
 //> 14 subagent-import-agents
-import type { PermissionMode } from './permissions.ts';
 import { agentTypes, withMode, withSkills } from './agents.ts';
 //<
 
 export const AGENT_TOOL_NAME = 'agent';
-
-/** A built-in sub-agent type: the configuration that makes the same loop a specialist. */
-export interface AgentType {
-  description: string;
-  /** Tool names it gets; '*' means every tool of the parent except `agent`. */
-  tools: string[] | '*';
-  /** Its own model, when the type has one; otherwise it inherits the parent's. */
-  model?: string;
-  systemPrompt: string;
-  /** Whether it also starts with the CLAUDE.md hierarchy and the session's git status. */
-  projectContext: boolean;
-  //> 14 agent-type-custom
-  // What an agent file (agents.ts) may add:
-  disallowedTools?: string[];        // taken away after `tools`, whatever granted them
-  permissionMode?: PermissionMode;   // its mode at the gate, never more than its parent's (withMode)
-  skills?: string[];                 // skills whose full text it starts with
-  maxTurns?: number;                 // model calls before it must stop (default 20)
-  source?: string;                   // the file that defined it
-  //<
-}
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
 

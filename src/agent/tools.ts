@@ -16,7 +16,7 @@ import { exec } from 'node:child_process';
 //<
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { LoopConfig } from './agent.ts';
+import type { LoopConfig, Tool } from './types.ts';
 //> 6 tools-import-permissions
 import { decide } from './permissions.ts';
 //<
@@ -29,12 +29,6 @@ import { takesForkPath } from './fork.ts';
 //> 13 tools-import-limits
 import { depthRefusal } from './limits.ts';
 //<
-
-/** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
-export interface Tool {
-  spec: Anthropic.Tool;
-  run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
-}
 
 //> 1-5 in-workspace-unchecked
 /**

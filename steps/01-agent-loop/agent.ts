@@ -3,29 +3,15 @@
 // repeat until it answers without asking for a tool. That loop is the whole idea of a
 // coding agent; every later chapter adds to it rather than replacing it.
 //
-// `agentLoop` runs the loop for one configuration (model, system prompt, tools and
-// the message array). `Session` is the main agent: it keeps the conversation between
-// prompts.
+// `agentLoop` runs the loop for one configuration (model, system prompt, tools and the
+// message array: a LoopConfig, types.ts). It keeps nothing between prompts: the main
+// agent's conversation is the session's (session.ts).
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentHost, Terminal } from './main.ts';
-import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
+import type { LoopConfig } from './types.ts';
+import { runTool } from './tools.ts';
 
 const MAX_TOKENS = 4096;
-
-// A fixed one-line prompt for now; chapter 3 renders a real one.
-const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
-
-/** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
-export interface LoopConfig {
-  client: Anthropic;
-  model: string;
-  system: string;
-  tools: Tool[];
-  messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
-  cwd: string;
-  terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
-}
 
 /** Run the loop until the model stops asking for tools; returns its final text. */
 export async function agentLoop(config: LoopConfig): Promise<string> {
@@ -59,29 +45,4 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
 function finalText(content: Anthropic.ContentBlock[]): string {
   return content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-}
-
-/** The main agent: one conversation that lasts across prompts. */
-export class Session {
-  readonly config: LoopConfig;
-
-  constructor(client: Anthropic, host: AgentHost) {
-    this.config = {
-      client,
-      model: host.model,
-      system: SYSTEM_PROMPT,
-      tools: [
-        ...BASE_TOOLS,
-      ],
-      messages: [],
-      cwd: host.cwd,
-      terminal: host.terminal,
-    };
-  }
-
-  /** Send one user prompt; returns the model's final answer. */
-  send(prompt: string): Promise<string> {
-    this.config.messages.push({ role: 'user', content: prompt });
-    return agentLoop(this.config);
-  }
 }

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import type { AgentHost } from './main.ts';
+import type { AgentHost, PromptParts } from './types.ts';
 
 /** The fixed core: who the agent is and how it works. The same in every session. */
 const CORE = [
@@ -31,15 +31,6 @@ export const OUTPUT_STYLES: Record<string, string> = {
 /** The auto-memory file, relative to the project root: notes the agent keeps for later sessions. */
 export const MEMORY_FILE = '.claude/memory.md';
 const MEMORY_MAX_LINES = 200;   // a memory file grows; only its head goes into every prompt
-
-/** What the prompt is made of, gathered once when the session starts. */
-export interface PromptParts {
-  env: string;          // working directory, platform, date
-  claudeMd: string;     // the CLAUDE.md hierarchy, most general first ('' when there is none)
-  memory: string;       // the head of the memory file ('' when there is none)
-  style: string;        // the output style's instructions ('' for the default)
-  gitStatus: string;    // git branch and status, or why there is none
-}
 
 /** Read everything the prompt needs, now. `style` defaults to the OUTPUT_STYLE variable. */
 export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT_STYLE): Promise<PromptParts> {

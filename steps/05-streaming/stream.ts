@@ -9,7 +9,7 @@
 // chapter 4's prompt loop reports it on one line).
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Terminal } from './main.ts';
+import type { Terminal } from './types.ts';
 
 /** One model call, streamed. Resolves to the same Message that `messages.create` returns. */
 export async function streamMessage(

@@ -16,29 +16,8 @@
 
 import path from 'node:path';
 import { lstat, readlink, realpath } from 'node:fs/promises';
-import type { AgentHost } from './main.ts';
-import type { LoopConfig } from './agent.ts';
+import type { AgentHost, LoopConfig, PermissionMode } from './types.ts';
 import { parseFlags } from './cli.ts';
-
-/** Claude Code's four classic modes. */
-export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions';
-
-/** What the gate asks a person about one call. */
-export interface PermissionQuestion {
-  tool: string;
-  input: Record<string, unknown>;
-  /** One line for a human: what would happen if they say yes. */
-  summary: string;
-}
-
-/** The session's permission settings; sub-agents share the parent's. */
-export interface Permissions {
-  mode: PermissionMode;
-  /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused. */
-  ask?: (question: PermissionQuestion) => Promise<boolean>;
-  /** Tools the running skill's allowed-tools pre-approve: no question for them. Reset on every prompt. */
-  preApproved?: string[];
-}
 
 /** The mode from the command line (--permission-mode), parsed where every other flag is. */
 export function permissionMode(host: AgentHost): PermissionMode {

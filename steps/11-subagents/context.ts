@@ -13,8 +13,8 @@
 // query source) lives on the loop's config, so it survives compaction unchanged.
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentHost } from './main.ts';
-import { agentLoop, type LoopConfig } from './agent.ts';
+import type { AgentHost, LoopConfig } from './types.ts';
+import { agentLoop } from './agent.ts';
 
 /** Compact past this many tokens unless AGENT_COMPACT_AT says otherwise: about 80% of a
  *  200K-token window, which leaves room for the next answer and the summary call itself. */

@@ -13,8 +13,7 @@
 // Not here: refusing writes (permissions.ts), and the choice Claude Code offers on approval
 // (accept edits from now on, or keep asking): approving here restores the earlier mode.
 
-import type { LoopConfig } from './agent.ts';
-import type { Tool } from './tools.ts';
+import type { LoopConfig, Tool } from './types.ts';
 
 export const EXIT_PLAN_MODE = 'exit_plan_mode';
 

@@ -10,16 +10,10 @@ import { writeFile, readdir, mkdir } from 'node:fs/promises';
 import { exec } from 'node:child_process';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { LoopConfig } from './agent.ts';
+import type { LoopConfig, Tool } from './types.ts';
 import { decide } from './permissions.ts';
 import { AGENT_TOOL_NAME } from './subagent.ts';
 import { takesForkPath } from './fork.ts';
-
-/** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
-export interface Tool {
-  spec: Anthropic.Tool;
-  run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
-}
 
 /**
  * Resolve a path the model gave against the workspace. It does not check: the permission

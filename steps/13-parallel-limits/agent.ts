@@ -3,52 +3,21 @@
 // repeat until it answers without asking for a tool. That loop is the whole idea of a
 // coding agent; every later chapter adds to it rather than replacing it.
 //
-// `agentLoop` runs the loop for one configuration (model, system prompt, tools and
-// the message array). `Session` is the main agent: it keeps the conversation between
-// prompts.
+// `agentLoop` runs the loop for one configuration (model, system prompt, tools and the
+// message array: a LoopConfig, types.ts). It keeps nothing between prompts: the main
+// agent's conversation is the session's (session.ts).
 // A sub-agent (subagent.ts) is this same `agentLoop` with another configuration,
 // not a second implementation.
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentHost, Terminal } from './main.ts';
-import { BASE_TOOLS, runTool, type Tool } from './tools.ts';
-import { renderSystemPrompt, type PromptParts } from './prompt.ts';
+import type { LoopConfig } from './types.ts';
+import { runTool } from './tools.ts';
 import { streamMessage } from './stream.ts';
-import { permissionMode, type Permissions } from './permissions.ts';
-import { autoCompact, compactByHand, compactThreshold } from './context.ts';
-import { Ledger } from './ledger.ts';
-import { isPromptCachingDisabled, withBreakpoints } from './cache.ts';
-import { skillCommand, type Skill } from './skills.ts';
-import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
-import { agentTool } from './subagent.ts';
-import { isForkSubagentEnabled } from './fork.ts';
-import { readLimits, runCalls, type Limits } from './limits.ts';
-import { becomeCoordinator, isCoordinator } from './coordinator.ts';
+import { autoCompact } from './context.ts';
+import { withBreakpoints } from './cache.ts';
+import { runCalls } from './limits.ts';
 
 const MAX_TOKENS = 4096;
-
-
-/** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
-export interface LoopConfig {
-  client: Anthropic;
-  model: string;
-  system: string;
-  tools: Tool[];
-  messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
-  cwd: string;
-  terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
-  permissions: Permissions; // the gate's mode and who answers its questions
-  compactAt?: number;       // compact past this many tokens; undefined: never
-  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
-  ledger: Ledger;           // token usage of this agent
-  promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
-  depth: number;            // 0: the main agent; 1: a sub-agent it started
-  maxTurns: number;         // a runaway loop ends with an error instead of running forever
-  promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
-  forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
-  limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
-  workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
-}
 
 /** Run the loop until the model stops asking for tools; returns its final text. */
 export async function agentLoop(config: LoopConfig): Promise<string> {
@@ -82,63 +51,4 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
 function finalText(content: Anthropic.ContentBlock[]): string {
   return content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-}
-
-/** The main agent: one conversation that lasts across prompts. */
-export class Session {
-  readonly config: LoopConfig;
-  readonly skills: Skill[];   // read at session start with the rest of the prompt's parts
-  readonly ledger = new Ledger();
-
-  /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
-  constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
-    this.skills = parts.skills;
-    this.config = {
-      client,
-      model: host.model,
-      system: renderSystemPrompt(parts),   // the bytes every call of this session sends
-      tools: [
-        ...BASE_TOOLS,
-        exitPlanModeTool,   // offered in every mode, so the tool list (and the cache) never changes
-        agentTool,
-      ],
-      messages: [],
-      cwd: host.cwd,
-      terminal: host.terminal,
-      permissions: { mode: permissionMode(host), ask: host.ask },
-      compactAt: compactThreshold(host),
-      querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
-      ledger: this.ledger,
-      promptCaching: !isPromptCachingDisabled(host.env),
-      depth: 0,
-      maxTurns: 50,
-      promptParts: parts,
-      forkEnabled: isForkSubagentEnabled(host.env),
-      limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
-    };
-    if (isCoordinator(host)) becomeCoordinator(this.config);   // delegate only: coordinator.ts
-  }
-
-  /** Send one user prompt; returns the model's final answer. */
-  send(prompt: string): Promise<string> {
-    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
-    // "/plan [task]" turns plan mode on (plan.ts); a task after it is sent as the prompt.
-    prompt = planCommand(prompt, this.config);
-    if (prompt === '') return Promise.resolve('');
-    // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
-    // pre-approved for this prompt only. An unknown /name never reaches the model.
-    this.config.permissions.preApproved = [];
-    const skill = skillCommand(prompt, this.skills);
-    if (skill && 'error' in skill) {
-      this.config.terminal.write(`✖ ${skill.error}\n`);
-      return Promise.resolve('');
-    }
-    if (skill) {
-      prompt = skill.prompt;
-      this.config.permissions.preApproved = skill.allowedTools;
-    }
-    this.config.messages.push({ role: 'user', content: prompt });
-    remindOfPlanMode(this.config);   // plan mode on: the message just pushed says so
-    return agentLoop(this.config);
-  }
 }

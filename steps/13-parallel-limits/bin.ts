@@ -10,7 +10,8 @@
 import os from 'node:os';
 import readline from 'node:readline/promises';
 import chalk from 'chalk';
-import { runSession, DEFAULT_MODEL, type AgentHost } from './main.ts';
+import { runSession, DEFAULT_MODEL } from './main.ts';
+import type { AgentHost } from './types.ts';
 
 const argv = process.argv.slice(2);
 const wantsHelp = argv.includes('--help') || argv.includes('-h');

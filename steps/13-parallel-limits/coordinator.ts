@@ -14,8 +14,7 @@
 // Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
 // one); in this series a worker runs until it reports.
 
-import type { AgentHost } from './main.ts';
-import type { LoopConfig } from './agent.ts';
+import type { AgentHost, LoopConfig } from './types.ts';
 import { parseFlags } from './cli.ts';
 import { AGENT_TOOL_NAME } from './subagent.ts';
 

@@ -18,7 +18,8 @@
 
 import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
-import { agentLoop, type LoopConfig } from './agent.ts';
+import type { LoopConfig } from './types.ts';
+import { agentLoop } from './agent.ts';
 import { Ledger } from './ledger.ts';
 import { AGENT_TOOL_NAME, describeError } from './subagent.ts';
 import { refusedCalls } from './limits.ts';

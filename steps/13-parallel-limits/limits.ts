@@ -21,7 +21,7 @@
 // into an is_error tool_result, as it does for every failing tool).
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { LoopConfig } from './agent.ts';
+import type { Limits, LoopConfig } from './types.ts';
 import { runTool } from './tools.ts';
 import { AGENT_TOOL_NAME } from './subagent.ts';
 
@@ -29,14 +29,6 @@ export const CONCURRENCY_VAR = 'CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS';
 export const DEPTH_VAR = 'CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH';
 export const DEFAULT_MAX_CONCURRENT = 20;
 export const DEFAULT_MAX_DEPTH = 3;
-
-export interface Limits {
-  maxConcurrent: number;
-  /** Levels of sub-agents below the main conversation (depth 0). The agent tool is offered while depth < maxDepth. */
-  maxDepth: number;
-  /** Sub-agents running right now, in the whole session. */
-  running: number;
-}
 
 /**
  * The caps from the environment. A value that is not a whole number ≥ 1 ("abc", "-2", "0",

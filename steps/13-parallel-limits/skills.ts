@@ -29,17 +29,7 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentHost } from './main.ts';
-
-export interface Skill {
-  name: string;            // the command: /name
-  description: string;     // one line for the model and for the list of skills
-  allowedTools: string[];  // pre-approved while the skill runs; never a restriction
-  context?: string;        // 'fork': chapter 14 runs the skill in a sub-agent (a policy island)
-  agent?: string;          // which agent type runs a forked skill (chapter 14)
-  body: string;            // the template
-  file: string;            // where it came from, as shown to the user
-}
+import type { AgentHost, Skill } from './types.ts';
 
 /** Frontmatter values: a string, or a list (`[a, b]`, or `- item` lines under an empty key). */
 export type Fields = Record<string, string | string[]>;

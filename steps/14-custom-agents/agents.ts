@@ -38,21 +38,13 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentHost } from './main.ts';
-import { parseFrontmatter, type Fields, type Skill } from './skills.ts';
+import type { AgentFile, AgentHost, AgentType, LoopConfig, PermissionMode, Permissions, Skill } from './types.ts';
+import { parseFrontmatter, type Fields } from './skills.ts';
 import { MODEL_ALIASES } from './models.ts';
-import { AGENT_TYPES, AGENT_TOOL_NAME, runSubagent, type AgentType } from './subagent.ts';
+import { AGENT_TYPES, AGENT_TOOL_NAME, runSubagent } from './subagent.ts';
 import { BASE_TOOLS } from './tools.ts';
-import type { PermissionMode, Permissions } from './permissions.ts';
-import { agentLoop, type LoopConfig } from './agent.ts';
+import { agentLoop } from './agent.ts';
 import { scanReport } from './scan.ts';
-
-/** A custom agent as loaded: its name, its type, and the file it came from. */
-export interface AgentFile {
-  name: string;
-  type: AgentType;
-  file: string;   // as shown to the user: .claude/agents/reviewer.md or ~/.claude/agents/reviewer.md
-}
 
 const FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills', 'maxTurns'];
 const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];

@@ -1,43 +1,21 @@
 // GENERATED from src/agent/main.ts for chapter 14 (custom-agents). Do not edit: change src/agent/main.ts and run npm run gen.
 // The front door of every chapter: what a terminal, the demo runner or a test calls to
-// start the agent. It holds no agent logic; it wires the outside world (a workspace,
-// an API key, a place to print) to the loop in agent.ts.
+// start the agent. It holds no agent logic; it hands the outside world (a workspace,
+// an API key, a place to print) to a session (session.ts) and sends it the prompts.
 //
-// The shapes here stay the same from chapter 1 to the last, so the same runner can
-// drive every chapter's snapshot.
+// Its shape stays the same from chapter 1 to the last, runSession(prompts, host) with
+// the host types of types.ts, so the same runner can drive every chapter's snapshot.
 
 import Anthropic from '@anthropic-ai/sdk';
-import { Session } from './agent.ts';
+import type { AgentHost } from './types.ts';
+import { Session } from './session.ts';
 import { gatherPromptParts } from './prompt.ts';
-import type { PermissionQuestion } from './permissions.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { parseFlags, HELP, sessionFile, loadSession, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
 
 /** The model used when nobody names one. The one place it is written down. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
-
-/** Where the agent prints what a user would see. */
-export interface Terminal {
-  write(text: string): void;
-}
-
-/** Everything the agent gets from the outside world. */
-export interface AgentHost {
-  cwd: string;          // the workspace the tools may touch
-  home: string;         // the user's home folder
-  apiKey: string;
-  baseURL?: string;     // undefined: the real API
-  model: string;
-  env: Record<string, string | undefined>;
-  argv: string[];       // command-line flags
-  terminal: Terminal;
-  /** What the system prompt reports as the platform: process.platform on a real run. A
-   *  runner may pin it, so that a scripted run counts the same bytes on every machine. */
-  platform: string;
-  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
-  ask?(question: PermissionQuestion): Promise<boolean>;
-}
 
 /** One session: each prompt is sent in turn, as if the user typed it. `prompts` is a list
  *  (the runner, a test) or typed lines as they come (bin.ts's interactive prompt). */

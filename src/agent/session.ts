@@ -1,0 +1,161 @@
+// The main agent's session: one conversation that lasts across prompts. It builds the
+// loop's config from the host, and it is where each later chapter plugs its feature in:
+// a tool, a field of the config, a command `send` handles. Not here: the loop (agent.ts).
+
+import type Anthropic from '@anthropic-ai/sdk';
+import type { AgentHost, LoopConfig } from './types.ts';
+import { agentLoop } from './agent.ts';
+import { BASE_TOOLS } from './tools.ts';
+//> 3 session-import-prompt
+import type { PromptParts } from './types.ts';
+import { renderSystemPrompt } from './prompt.ts';
+//<
+//> 6 session-import-permissions
+import { permissionMode } from './permissions.ts';
+//<
+//> 7 session-import-context
+import { compactByHand, compactThreshold } from './context.ts';
+//<
+//> 8 session-import-ledger
+import { Ledger } from './ledger.ts';
+import { isPromptCachingDisabled } from './cache.ts';
+//<
+//> 9 session-import-skills
+import type { Skill } from './types.ts';
+import { skillCommand } from './skills.ts';
+//<
+//> 10 session-import-plan
+import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
+//<
+//> 11-13 session-import-subagent
+import { agentTool } from './subagent.ts';
+//<
+//> 14 session-import-agents
+import { agentToolFor } from './subagent.ts';
+import { agentTypes, forkedSkill, runIsland } from './agents.ts';
+//<
+//> 12 session-import-fork
+import { isForkSubagentEnabled } from './fork.ts';
+//<
+//> 13 session-import-limits
+import { readLimits } from './limits.ts';
+import { becomeCoordinator, isCoordinator } from './coordinator.ts';
+//<
+
+//> 1-2 fixed-system-prompt
+// A fixed one-line prompt for now; chapter 3 renders a real one.
+const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
+//<
+
+/** The main agent: one conversation that lasts across prompts. */
+export class Session {
+  readonly config: LoopConfig;
+  //> 9 session-skills
+  readonly skills: Skill[];   // read at session start with the rest of the prompt's parts
+  //<
+  //> 8 session-ledger
+  readonly ledger = new Ledger();
+  //<
+
+  //> 1-2 session-constructor-fixed
+  constructor(client: Anthropic, host: AgentHost) {
+  //<
+  //> 3 session-constructor-parts
+  /** `parts` were gathered once at session start (prompt.ts); rendered here, once. */
+  constructor(client: Anthropic, host: AgentHost, parts: PromptParts) {
+  //<
+    //> 9 session-skills-init
+    this.skills = parts.skills;
+    //<
+    this.config = {
+      client,
+      model: host.model,
+      //> 1-2 session-system-fixed
+      system: SYSTEM_PROMPT,
+      //<
+      //> 3 session-system-rendered
+      system: renderSystemPrompt(parts),   // the bytes every call of this session sends
+      //<
+      tools: [
+        ...BASE_TOOLS,
+        //> 10 session-plan-tool
+        exitPlanModeTool,   // offered in every mode, so the tool list (and the cache) never changes
+        //<
+        //> 11-13 session-agent-tool
+        agentTool,
+        //<
+        //> 14 session-agent-tool-custom
+        agentToolFor(agentTypes(parts.agents)),   // its description lists the custom agents too
+        //<
+      ],
+      messages: [],
+      cwd: host.cwd,
+      terminal: host.terminal,
+      //> 6 session-permissions
+      permissions: { mode: permissionMode(host), ask: host.ask },
+      //<
+      //> 7 session-context
+      compactAt: compactThreshold(host),
+      querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
+      //<
+      //> 8 session-config-ledger
+      ledger: this.ledger,
+      //<
+      //> 8 session-caching
+      promptCaching: !isPromptCachingDisabled(host.env),
+      //<
+      //> 11 session-depth
+      depth: 0,
+      maxTurns: 50,
+      //<
+      //> 11 session-prompt-parts
+      promptParts: parts,
+      //<
+      //> 12 session-fork
+      forkEnabled: isForkSubagentEnabled(host.env),
+      //<
+      //> 13 session-limits
+      limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      //<
+    };
+    //> 13 session-coordinator
+    if (isCoordinator(host)) becomeCoordinator(this.config);   // delegate only: coordinator.ts
+    //<
+  }
+
+  /** Send one user prompt; returns the model's final answer. */
+  send(prompt: string): Promise<string> {
+    //> 7 send-compact
+    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    //<
+    //> 10 send-plan
+    // "/plan [task]" turns plan mode on (plan.ts); a task after it is sent as the prompt.
+    prompt = planCommand(prompt, this.config);
+    if (prompt === '') return Promise.resolve('');
+    //<
+    //> 9 send-skill
+    // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
+    // pre-approved for this prompt only. An unknown /name never reaches the model.
+    this.config.permissions.preApproved = [];
+    const skill = skillCommand(prompt, this.skills);
+    if (skill && 'error' in skill) {
+      this.config.terminal.write(`✖ ${skill.error}\n`);
+      return Promise.resolve('');
+    }
+    //> 14 send-policy-island
+    // A skill marked `context: fork` is not sent as the prompt: it runs as a policy island.
+    const island = skill && forkedSkill(prompt, this.skills);
+    if (skill && island) return runIsland(island, skill.prompt, this.config);
+    //<
+    if (skill) {
+      prompt = skill.prompt;
+      this.config.permissions.preApproved = skill.allowedTools;
+    }
+    //<
+    this.config.messages.push({ role: 'user', content: prompt });
+    //> 10 send-plan-reminder
+    remindOfPlanMode(this.config);   // plan mode on: the message just pushed says so
+    //<
+    return agentLoop(this.config);
+  }
+}
