@@ -176,3 +176,16 @@ export interface AgentFile {
   file: string;   // as shown to the user: .claude/agents/reviewer.md or ~/.claude/agents/reviewer.md
 }
 //<
+//> 16 worktree-type
+
+/** An isolated sub-agent's checkout of the repository (worktree.ts). */
+export interface Worktree {
+  repo: string;     // the repository's top folder (where the parent works, or above it)
+  dir: string;      // the worktree's folder
+  branch: string;   // its new branch
+  base: string;     // the commit it started from: the repository's HEAD at that moment
+  cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
+  shown: string;    // dir as the parent's model should see it: relative to the parent's folder
+  removed?: boolean; // finished unchanged: the folder and the branch are gone
+}
+//<

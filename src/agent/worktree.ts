@@ -19,16 +19,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-
-/** One sub-agent's checkout. */
-export interface Worktree {
-  repo: string;     // the repository's top folder (where the parent works, or above it)
-  dir: string;      // the worktree's folder
-  branch: string;   // its new branch
-  base: string;     // the commit it started from: the repository's HEAD at that moment
-  cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
-  shown: string;    // dir as the parent's model should see it: relative to the parent's folder
-}
+import type { Worktree } from './types.ts';
 
 interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
 
@@ -103,8 +94,8 @@ export async function createWorktree(cwd: string, name: string): Promise<Worktre
 
 /**
  * The sub-agent is done (or failed): what became of its worktree. Unchanged (HEAD still the
- * base commit, no change to a tracked file, no new file): removed with its branch, and the
- * result is undefined. Changed, or if that cannot be told: kept, and the result is one line
+ * base commit, no change to a tracked file, no new file): removed with its branch, marked
+ * `removed`, and the result is undefined. Changed, or if that cannot be told: kept, and the result is one line
  * for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
  * do not count as changes: a build output alone does not keep a worktree.
  */
@@ -122,6 +113,7 @@ export async function finishWorktree(wt: Worktree): Promise<string | undefined> 
       await git(['worktree', 'remove', '--force', wt.dir], wt.repo);
       await git(['branch', '-D', wt.branch], wt.repo);
       await removeEmpty(path.dirname(wt.dir));
+      wt.removed = true;
       return undefined;
     }
     const what: string[] = [];
