@@ -75,6 +75,9 @@ export interface LoopConfig {
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
   //<
+  //> 16 config-worktree
+  worktree?: Worktree;      // an isolated sub-agent's own checkout (worktree.ts): its cwd is in there
+  //<
 }
 //> 3 prompt-parts
 
@@ -153,6 +156,9 @@ export interface AgentType {
   skills?: string[];                 // skills whose full text it starts with
   maxTurns?: number;                 // model calls before it must stop (default 20)
   source?: string;                   // the file that defined it
+  //<
+  //> 16 agent-type-isolation
+  isolation?: 'worktree';            // always in a git worktree of its own, whatever the call says
   //<
 }
 //<

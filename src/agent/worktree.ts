@@ -128,6 +128,16 @@ export async function finishWorktree(wt: Worktree): Promise<string | undefined> 
   });
 }
 
+/** What a sub-agent in a worktree is told, after its own system prompt. */
+export function worktreeSection(wt: Worktree): string {
+  return `# Worktree\nYou work in a git worktree of your own, on the branch ${wt.branch}: a separate checkout of the repository, so nothing you change touches the main workspace. Commit what should be kept. If you change nothing, the worktree and its branch are removed when you finish.`;
+}
+
+/** What the caller is told of a worktree that was removed (nothing had changed in it). */
+export function worktreeRemoved(wt: Worktree): string {
+  return `Its worktree changed nothing, so it and its branch ${wt.branch} are removed.`;
+}
+
 function kept(wt: Worktree): string {
   return `Its changes are kept in the worktree ${wt.shown}, on branch ${wt.branch}`;
 }
