@@ -84,7 +84,7 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     ['a bad error status', (s) => ((s.tracks.main.turns[1] as Record<string, unknown>).error = { status: 503 }),
       `${F}: $.tracks.main.turns[1].error.status: expected one of 400, 401, 404, 429, 500, 529, got 503`],
     ['an unknown expectation kind', (s) => (s.expect = [{ name: 'x', calls: { track: 'main' } }]),
-      `${F}: $.expect[0].calls: unknown field "calls" (allowed here: name, hint and exactly one check of: tool_result, file, requests, tools, system, system_stable, never, streamed, usage, terminal, model, fresh_context, isolated, history, ledger, fork_prefix, fork_costs, concurrent, branch, worktrees)`],
+      `${F}: $.expect[0].calls: unknown field "calls" (allowed here: name, hint and exactly one check of: tool_result, file, requests, tools, system, system_stable, never, streamed, usage, terminal, model, fresh_context, isolated, history, ledger, fork_prefix, fork_costs, concurrent, while_running, notification, branch, worktrees)`],
     ['two kinds in one expectation', (s) => (s.expect = [{ name: 'x', never: { track: 'explorer' }, requests: { track: 'main', count: 2 } }]),
       `${F}: $.expect[0]: two checks "requests" and "never" in one expectation (give exactly one; split it in two)`],
     ['an expectation naming an undefined track', (s) => (s.expect = [{ name: 'x', requests: { track: 'planner', count: 1 } }]),

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createWorktree, finishWorktree } from '../src/agent/worktree.ts';
+import { createWorktree, finishWorktree } from '../steps/16-worktree-isolation/worktree.ts';
 
 const made: string[] = [];
 afterEach(() => {

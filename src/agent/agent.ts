@@ -25,6 +25,9 @@ import { withBreakpoints } from './cache.ts';
 //> 13 agent-import-limits
 import { runCalls } from './limits.ts';
 //<
+//> 15 agent-import-background
+import { deliverNotifications } from './background.ts';
+//<
 
 const MAX_TOKENS = 4096;
 
@@ -38,6 +41,12 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
   while (true) {
     //> 11 loop-turn-limit
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
+    //<
+    //> 15 loop-deliver
+    // A turn boundary: notifications of background agents that finished go in now, in a
+    // message of their own; a stopped agent goes no further.
+    deliverNotifications(config);
+    config.signal?.throwIfAborted();
     //<
     //> 7 loop-compact
     await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
@@ -63,6 +72,9 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     });
     //> 8 loop-ledger-add
     config.ledger.add(response.usage, config.model);   // priced at the model that answered
+    //<
+    //> 15 loop-stopped
+    config.signal?.throwIfAborted();   // stopped while the model answered: its answer is paid for, not acted on
     //<
     messages.push({ role: 'assistant', content: response.content });
 

@@ -89,7 +89,14 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     if (Array.isArray(prompts)) host.terminal.write(`\n> ${prompt}\n`);   // a typed prompt is already on screen
     const before = [...session.config.messages];
     try {
+      //> 4-14 send-prompt
       const answer = await session.send(prompt);   // the loop prints the model's text as it arrives
+      //<
+      //> 15 send-prompt-settle
+      let answer = await session.send(prompt);   // the loop prints the model's text as it arrives
+      // -p prints one answer: the main agent's last, once its background agents have reported.
+      if (flags.print) answer = (await session.settle()) ?? answer;
+      //<
       if (flags.print) out.write(`${answer}\n`);
     } catch (err) {
       // One failed prompt does not end the session: say why, and take the prompt back, so
@@ -106,6 +113,21 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     }
     if (flags.print) break;   // one-shot
   }
+  //> 15 settle-at-end
+  // No prompt is left, but background agents may still run: the session does not end on them.
+  // It waits, and wakes the main agent with their notifications (agent.ts, settle).
+  try {
+    await session.settle();
+  } catch (err) {
+    out.write(`✖ ${errorLine(err)}\n`);
+  }
+  if (savedTo) {
+    await saveSession(savedTo, {
+      version: 1, id, model: host.model, permissionMode: flags.permissionMode,
+      created, updated: new Date().toISOString(), messages: session.config.messages,
+    });
+  }
+  //<
   if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
   //<
   //> 8 ledger-report

@@ -37,6 +37,10 @@ const KINDS: Record<string, Kind> = {
   //> 10 kinds-exit-plan
   exit_plan_mode: 'delegate',   // changes nothing itself: it asks the user to approve the plan (plan.ts)
   //<
+  //> 15 kinds-background
+  // They act on the session's own background agents; each call those agents make comes through here.
+  send_message: 'delegate', stop_agent: 'delegate',
+  //<
 };
 
 /**

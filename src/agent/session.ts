@@ -41,6 +41,9 @@ import { isForkSubagentEnabled } from './fork.ts';
 import { readLimits } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 //<
+//> 15 session-import-background
+import { Background, BACKGROUND_TOOLS } from './background.ts';
+//<
 
 //> 1-2 fixed-system-prompt
 // A fixed one-line prompt for now; chapter 3 renders a real one.
@@ -87,6 +90,9 @@ export class Session {
         //> 14 session-agent-tool-custom
         agentToolFor(agentTypes(parts.agents)),   // its description lists the custom agents too
         //<
+        //> 15 session-background-tools
+        ...BACKGROUND_TOOLS,   // send_message, stop_agent: they act on background agents by id
+        //<
       ],
       messages: [],
       cwd: host.cwd,
@@ -116,6 +122,9 @@ export class Session {
       //<
       //> 13 session-limits
       limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      //<
+      //> 15 session-background
+      background: new Background(),   // the main agent's agent calls run in the background
       //<
     };
     //> 13 session-coordinator
@@ -158,4 +167,22 @@ export class Session {
     //<
     return agentLoop(this.config);
   }
+  //> 15 session-settle
+
+  /**
+   * The prompts are done, but background agents may still run, or their notifications wait
+   * unread. The session does not end on them: it waits until none runs, then wakes the main
+   * agent, whose loop delivers every notification at its first turn boundary. Its answer
+   * may start more work (send_message), so this goes round until nothing is left.
+   */
+  async settle(): Promise<string | undefined> {
+    const background = this.config.background!;
+    let answer: string | undefined;
+    while (background.busy()) {
+      await background.idle();
+      answer = await agentLoop(this.config);
+    }
+    return answer;
+  }
+  //<
 }

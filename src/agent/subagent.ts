@@ -33,6 +33,9 @@ import { scanReport } from './scan.ts';
 //> 14 subagent-import-agents
 import { agentTypes, withMode, withSkills } from './agents.ts';
 //<
+//> 15 subagent-import-background
+import { BACKGROUND_TOOLS, launch } from './background.ts';
+//<
 //> 16 subagent-import-worktree
 import { createWorktree, finishWorktree, worktreeRemoved, worktreeSection } from './worktree.ts';
 //<
@@ -100,16 +103,23 @@ export const agentTool: Tool = {
   //> 11-12 agent-tool-run
   run: (input, config) => runSubagent(input, config),
   //<
-  //> 13-15 agent-tool-run-scanned
+  //> 13-14 agent-tool-run-scanned
   // Every report, whatever kind of sub-agent wrote it, is scanned before the parent's model reads it.
   run: async (input, config) => scanReport(await runSubagent(input, config)).text,
   //<
+  //> 15-15 agent-tool-run-background
+  // The main agent's calls run in the background (background.ts): the result is a launch
+  // notice, and the report, scanned, comes later as a notification. A sub-agent's calls wait,
+  // and every report they get back is scanned before the parent's model reads it.
+  run: async (input, config) => (config.background ? runSubagent(input, config, true) : scanReport(await runSubagent(input, config)).text),
+  //<
   //> 16 agent-tool-run-worktree
-  // Every report is scanned; what became of an isolated sub-agent's worktree comes after the
-  // scanned report, in this series' own words: a report cannot forge it.
+  // As in chapter 15; and what became of an isolated sub-agent's worktree comes after the
+  // scanned report, in this series' own words, where no report can forge it.
   run: async (input, config) => {
+    if (config.background) return runSubagent(input, config, true);
     const notes: string[] = [];
-    const report = scanReport(await runSubagent(input, config, notes)).text;
+    const report = scanReport(await runSubagent(input, config, false, notes)).text;
     return [report, ...notes].join('\n\n');
   },
   //<
@@ -152,6 +162,10 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
   //<
   //> 13 tools-for-depth
   let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  //> 15 tools-for-no-background
+  // send_message and stop_agent act on the main agent's background agents: a sub-agent has none.
+  granted = granted.filter((t) => !BACKGROUND_TOOLS.some((b) => b.spec.name === t.spec.name));
+  //<
   //> 14 tools-for-disallowed
   // disallowedTools comes last: it takes away what `tools` (or '*') granted, agent included.
   granted = granted.filter((t) => !(type.disallowedTools ?? []).includes(t.spec.name));
@@ -174,16 +188,24 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
   //<
 }
 
-//> 11-15 run-subagent-signature
+//> 11-14 run-subagent-signature
 /** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
+//<
+//> 15-15 run-subagent-signature-background
+/**
+ * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
+ * `background`: the main agent's call. It returns the launch notice at once (background.ts).
+ */
+export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false): Promise<string> {
 //<
 //> 16 run-subagent-signature-worktree
 /**
  * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
+ * `background`: the main agent's call. It returns the launch notice at once (background.ts).
  * `notes`: where an isolated sub-agent's worktree ended up, for the caller to add after the report.
  */
-export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, notes: string[] = []): Promise<string> {
+export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false, notes: string[] = []): Promise<string> {
 //<
   //> 16 fork-no-isolation
   // A fork child shares its parent's bytes and its workspace; isolation is for a named type.
@@ -250,6 +272,9 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     maxTurns: type.maxTurns ?? 20,
     //<
     promptParts: parent.promptParts,
+    //> 15 subagent-signal
+    signal: parent.signal,   // a stopped background agent stops the sub-agent it is waiting for too
+    //<
   };
   //<
   //> 16 subagent-worktree
@@ -263,6 +288,10 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     config.cwd = config.worktree.cwd;   // its tools, its shell, its workspace at the gate: that folder
     config.system = `${config.system}\n\n${worktreeSection(config.worktree)}`;
   }
+  //<
+  //> 15 subagent-launch
+  // The main agent's call: registered and started, and the call returns at once.
+  if (background) return launch(parent, input, typeName, config, () => agentLoop(config));
   //<
   //> 11 subagent-return
   const label = typeof input.description === 'string' ? input.description : typeName;
@@ -287,14 +316,13 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
 }
 
 //> 16 branch-for
-
 /** A branch name from a call's description: "Set the port" becomes agent-set-the-port. */
 function branchFor(description: string): string {
   const slug = description.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
   return `agent-${slug || 'task'}`;
 }
-//<
 
+//<
 /** One readable line for an error: the API's own type and message when it is an API error. */
 export function describeError(err: unknown): string {
   if (err instanceof APIError) {

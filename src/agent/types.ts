@@ -6,6 +6,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 //> 8 types-import-ledger
 import type { Ledger } from './ledger.ts';
 //<
+//> 15 types-import-background
+import type { Background } from './background.ts';
+//<
 
 /** Where the agent prints what a user would see. */
 export interface Terminal {
@@ -74,6 +77,10 @@ export interface LoopConfig {
   //> 13 config-limits
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
+  //<
+  //> 15 config-background
+  background?: Background;  // the main agent's: its background agents by id, and their notifications
+  signal?: AbortSignal;     // a background agent's: stop_agent aborts it
   //<
   //> 16 config-worktree
   worktree?: Worktree;      // an isolated sub-agent's own checkout (worktree.ts): its cwd is in there

@@ -36,14 +36,15 @@ function git(args: string[], cwd: string): Promise<Git> {
 
 /**
  * git's worktree commands read each other's bookkeeping in .git/worktrees: started at the
- * same moment, one of them can fail half-way (seen with git 2.39 and eight at once). So
- * every change this file makes to a repository waits for the one before it. A few
- * milliseconds each; the sub-agents themselves still run at the same time.
+ * same moment, one of them can fail half-way (seen with git 2.39 and eight at once). So every
+ * call of this file waits for the one before it, in the order the calls were made: two
+ * writers started in one turn get their worktrees (and their agent ids) in call order, every
+ * run. A few milliseconds each; the sub-agents themselves still run at the same time.
  */
-const queues = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(repo: string, job: () => Promise<T>): Promise<T> {
-  const run = (queues.get(repo) ?? Promise.resolve()).then(job, job);
-  queues.set(repo, run.catch(() => undefined));
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
+  const run = queue.then(job, job);
+  queue = run.catch(() => undefined);
   return run;
 }
 
@@ -52,7 +53,11 @@ function oneAtATime<T>(repo: string, job: () => Promise<T>): Promise<T> {
  * taken) made from HEAD. Throws one line when `cwd` is in no repository, the repository has
  * no commit yet, or git refuses; whatever it had made by then is gone again.
  */
-export async function createWorktree(cwd: string, name: string): Promise<Worktree> {
+export function createWorktree(cwd: string, name: string): Promise<Worktree> {
+  return oneAtATime(() => makeWorktree(cwd, name));
+}
+
+async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //> 16 create-worktree
   //! hint: Find the repository's top folder and HEAD (git rev-parse --show-toplevel HEAD); refuse
   //! hint: outside a repository or before the first commit. Then `git branch NAME HEAD` and
@@ -62,45 +67,43 @@ export async function createWorktree(cwd: string, name: string): Promise<Worktre
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
   if (!found.ok && !top) throw new Error(`isolation "worktree" needs a git repository, and ${cwd} is not in one`);
   if (!found.ok || !base) throw new Error(`isolation "worktree" branches from HEAD, and the repository ${top} has no commit yet`);
-  return oneAtATime(top!, async () => {
-    for (let n = 1; n <= 20; n++) {
-      const branch = n === 1 ? name : `${name}-${n}`;
-      const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
-      if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
-      const made = await git(['branch', branch, base!], top!);
-      if (!made.ok) {
-        const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);
-        if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
-        throw new Error(`git could not make the branch ${branch}: ${made.err}`);
-      }
-      const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);
-      if (!added.ok) {
-        // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
-        await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-        await removeEmpty(path.dirname(dir));
-        await git(['worktree', 'prune'], top!);
-        await git(['branch', '-D', branch], top!);
-        throw new Error(`git worktree add failed: ${added.err}`);
-      }
-      // The parent may work in a subfolder of the repository: the child works in the same one.
-      // (git gives the top folder with symbolic links resolved: compare like with like.)
-      const here = await realpath(cwd);
-      return { repo: top!, dir, branch, base: base!, cwd: path.join(dir, path.relative(top!, here)), shown: path.relative(here, dir) };
+  for (let n = 1; n <= 20; n++) {
+    const branch = n === 1 ? name : `${name}-${n}`;
+    const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
+    if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
+    const made = await git(['branch', branch, base!], top!);
+    if (!made.ok) {
+      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);
+      if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
+      throw new Error(`git could not make the branch ${branch}: ${made.err}`);
     }
-    throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
-  });
+    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);
+    if (!added.ok) {
+      // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await removeEmpty(path.dirname(dir));
+      await git(['worktree', 'prune'], top!);
+      await git(['branch', '-D', branch], top!);
+      throw new Error(`git worktree add failed: ${added.err}`);
+    }
+    // The parent may work in a subfolder of the repository: the child works in the same one.
+    // (git gives the top folder with symbolic links resolved: compare like with like.)
+    const here = await realpath(cwd);
+    return { repo: top!, dir, branch, base: base!, cwd: path.join(dir, path.relative(top!, here)), shown: path.relative(here, dir) };
+  }
+  throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
   //<
 }
 
 /**
  * The sub-agent is done (or failed): what became of its worktree. Unchanged (HEAD still the
  * base commit, no change to a tracked file, no new file): removed with its branch, marked
- * `removed`, and the result is undefined. Changed, or if that cannot be told: kept, and the result is one line
- * for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
+ * `removed`, and the result is undefined. Changed, or if that cannot be told: kept, and the
+ * result is one line for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
  * do not count as changes: a build output alone does not keep a worktree.
  */
-export async function finishWorktree(wt: Worktree): Promise<string | undefined> {
-  return oneAtATime(wt.repo, async () => {
+export function finishWorktree(wt: Worktree): Promise<string | undefined> {
+  return oneAtATime(async () => {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
     //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`

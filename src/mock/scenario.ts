@@ -67,6 +67,8 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean' },
   fork_costs: { tracks: 'tracks', input_each: 'count', input_total: 'count' },
   concurrent: { tracks: 'tracks' },
+  while_running: { track: 'track', request: 'positive', other: 'track' },
+  notification: { track: 'track', tool: 'string', call: 'positive', status: 'string', from: 'track', includes: 'string', includes_file: 'path', usage: 'boolean' },
   branch: { name: 'string', exists: 'boolean', path: 'path', includes: 'string', excludes: 'string' },
   worktrees: { count: 'count', branches: 'names' },
 };
@@ -91,6 +93,8 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   fork_prefix: ['tracks', 'from'],
   fork_costs: ['tracks'],
   concurrent: ['tracks'],
+  while_running: ['track', 'request', 'other'],
+  notification: ['track', 'tool', 'status'],
   branch: ['name'],
   worktrees: [],
 };

@@ -165,6 +165,18 @@ export type ExpectationCheck =
    *  answer), each track, taken in order of its start, started before the tracks started
    *  earlier had all finished. Run one after another, each would start after the last ended. */
   | { concurrent: { tracks: string[] } }
+  /** Request number `request` (1-based) of `track` arrived, by the mock's clock, before `other`
+   *  had finished (its last answer): the track did not wait for it (chapter 15). */
+  | { while_running: { track: string; request: number; other: string } }
+  /** A background agent's notification (chapter 15): the first request of `track` that carries a
+   *  <task-notification> for its call number `call` (default 1) of `tool` carries it in a user
+   *  message of its own (no tool_result in it), after the call's own tool_result, with this
+   *  status. `from`: it carries that track's final text, which no earlier request of `track`
+   *  (nor the call's own tool_result) carried. `includes` / `includes_file`: it carries that
+   *  text / the file's setup content, likewise never seen before. `usage`: its usage line
+   *  equals what the mock reported to `from` between the call and the notification. */
+  | { notification: { track: string; tool: string; call?: number; status: string; from?: string; includes?: string;
+      includes_file?: string; usage?: boolean } }
   /** The workspace repository's branch `name` exists (`exists: false`: does not); with `path`, the
    *  branch's last commit has that file, and it includes / lacks the text. Needs `"git": true`. */
   | { branch: { name: string; exists?: boolean; path?: string; includes?: string; excludes?: string } }

@@ -291,6 +291,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
   if ('fork_prefix' in exp) return checkForkPrefix(exp.fork_prefix, events);
   if ('fork_costs' in exp) return checkForkCosts(exp.fork_costs, events, seen.terminal);
   if ('concurrent' in exp) return checkConcurrent(exp.concurrent.tracks, events);
+  if ('while_running' in exp) return checkWhileRunning(exp.while_running, events);
+  if ('notification' in exp) return checkNotification(exp.notification, scenario, events);
   if ('branch' in exp) {
     const b = exp.branch;
     const exists = (await branchesOf(seen.workspace)).includes(b.name);
@@ -343,6 +345,100 @@ function checkConcurrent(tracks: string[], events: MockEvent[]): string | true {
         spans.map((x) => `${x.track} ${ms(x.start)}–${ms(x.end)}`).join(', ');
     }
     if (s.end > done.end) done = s;
+  }
+  return true;
+}
+
+/** When a track's last answer (response or error) went out, by the mock's clock. */
+function endOf(events: MockEvent[], track: string): number | undefined {
+  const ends = events.filter((e) => (e.type === 'response' || e.type === 'error') && e.track === track).map((e) => e.time);
+  return ends.length === 0 ? undefined : Math.max(...ends);
+}
+
+/**
+ * `while_running`: the request arrived before the other track's last answer. A parent that
+ * waited for its background agent would send it only after that answer.
+ */
+function checkWhileRunning(w: { track: string; request: number; other: string }, events: MockEvent[]): string | true {
+  const req = requestsOf(events, w.track)[w.request - 1];
+  if (!req) return `${w.track} sent no request #${w.request}`;
+  const end = endOf(events, w.other);
+  if (end === undefined) return `${w.other} got no answer, so it never ran`;
+  const t0 = Math.min(...events.map((e) => e.time));
+  const ms = (t: number) => `${Math.round(t - t0)} ms`;
+  if (req.time >= end) return `${w.track}'s request #${w.request} (#${req.seq}) went out at ${ms(req.time)}, after ${w.other} had finished at ${ms(end)}: it waited`;
+  return true;
+}
+
+/** The text of every message of a request, one string per message. */
+function messageTexts(req: RequestEvent): { role: string; text: string; hasResult: boolean; blocks: Block[] }[] {
+  return ((req.body.messages as unknown[]) ?? []).map((m) => {
+    const blocks = blocksOf(m);
+    return { role: String((m as { role?: string }).role), text: blocks.map(blockText).join('\n'), hasResult: blocks.some((b) => b.type === 'tool_result'), blocks };
+  });
+}
+
+/**
+ * `notification`: where a background agent's report first reached the track, and how. The
+ * notification is found by the id of the call it answers; what it must carry (the agent's
+ * final text, a string, a file's content) must not have reached the track any earlier.
+ */
+function checkNotification(
+  n: { track: string; tool: string; call?: number; status: string; from?: string; includes?: string; includes_file?: string; usage?: boolean },
+  scenario: Scenario, events: MockEvent[],
+): string | true {
+  const k = n.call ?? 1;
+  const calls = responsesOf(events, n.track).flatMap((r) => r.content.flatMap((b) => (b.type === 'tool_use' && b.name === n.tool ? [{ id: b.id, seq: r.seq }] : [])));
+  const call = calls[k - 1];
+  if (!call) return `${n.track} made no ${n.tool} call #${k} (${calls.length} made)`;
+  const what = `the notification for ${n.track}'s ${n.tool} call #${k} (${call.id})`;
+  const reqs = requestsOf(events, n.track);
+  const marker = `<tool-use-id>${call.id}</tool-use-id>`;
+  let found: { req: RequestEvent; index: number; text: string; hasResult: boolean } | undefined;
+  for (const req of reqs) {
+    const at = messageTexts(req).findIndex((m) => m.role === 'user' && m.blocks.some((b) => b.type === 'text' && String(b.text).includes('<task-notification>') && String(b.text).includes(marker)));
+    if (at >= 0) {
+      const m = messageTexts(req)[at]!;
+      found = { req, index: at, text: m.blocks.map((b) => (b.type === 'text' && String(b.text).includes(marker) ? String(b.text) : '')).join(''), hasResult: m.hasResult };
+      break;
+    }
+  }
+  if (!found) return `${n.track} never received ${what}`;
+  const where = `${what}, first in request #${found.req.seq}`;
+  if (found.hasResult) return `${where}: delivered inside the message that carries tool_results, not in a message of its own`;
+  const texts = messageTexts(found.req);
+  const answered = texts.findIndex((m) => m.blocks.some((b) => b.type === 'tool_result' && b.tool_use_id === call.id));
+  if (answered < 0 || answered > found.index) return `${where}: it comes before the call's own tool_result`;
+  const status = /<status>([^<]*)<\/status>/.exec(found.text)?.[1];
+  if (status !== n.status) return `${where}: status is ${status === undefined ? 'missing' : `"${status}"`}, expected "${n.status}"`;
+  const payloads: [string, string][] = [];
+  if (n.from !== undefined) {
+    const text = finalTextOf(events, n.from);
+    if (!text) return `track ${n.from} never answered`;
+    payloads.push([`${n.from}'s report`, text.trim()]);
+  }
+  if (n.includes !== undefined) payloads.push([`"${short(n.includes, 40)}"`, n.includes]);
+  if (n.includes_file !== undefined) {
+    const content = scenario.files?.[n.includes_file];
+    if (content === undefined) return `scenario has no file ${n.includes_file}`;
+    payloads.push([`the content of ${n.includes_file}`, content.trim()]);
+  }
+  for (const [label, payload] of payloads) {
+    const want = unindented(payload);
+    if (!unindented(found.text).includes(want)) return `${where}: it does not carry ${label}: got "${short(found.text)}"`;
+    const early = reqs.find((r) => r.seq < found!.req.seq && messageTexts(r).some((m) => unindented(m.text).includes(want)));
+    if (early) return `${label} reached ${n.track} in request #${early.seq}, before its notification (request #${found.req.seq})`;
+    const inResult = texts.find((m, i) => i !== found!.index && m.hasResult && unindented(m.text).includes(want));
+    if (inResult) return `${where}: ${label} is in a tool_result of that request too, outside the notification`;
+  }
+  if (n.usage) {
+    if (n.from === undefined) return 'a notification usage check needs "from"';
+    const ran = events.filter((e): e is ResponseEvent => e.type === 'response' && e.track === n.from && e.seq > call.seq && e.seq < found!.req.seq);
+    const sum = (f: (r: ResponseEvent) => number) => ran.reduce((a, r) => a + f(r), 0);
+    const input = sum((r) => r.usage.input_tokens + r.usage.cache_creation_input_tokens + r.usage.cache_read_input_tokens);
+    const expected = `input_tokens: ${input}, output_tokens: ${sum((r) => r.usage.output_tokens)}, requests: ${ran.length}`;
+    const line = /<usage>([^<]*)<\/usage>/.exec(found.text)?.[1];
+    if (line !== expected) return `${where}: its usage says "${line ?? '(none)'}", the mock reported "${expected}" to ${n.from}`;
   }
   return true;
 }

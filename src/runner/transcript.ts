@@ -30,11 +30,24 @@ function argsOf(input: Record<string, unknown>, max: number): string {
   return flat(Object.entries(input).map(([k, v]) => `${k}: ${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)}`).join(', '), max);
 }
 
+/** The blocks of the request's last user turn: every user message after the last assistant one
+ *  (a notification, chapter 15, is a user message of its own after the tool results). */
 function lastUserBlocks(req: RequestEvent): Block[] {
   const messages = (req.body.messages as { role: string; content: unknown }[] | undefined) ?? [];
-  const last = messages.at(-1);
-  if (!last || last.role !== 'user') return [];
-  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : (last.content as Block[]);
+  let from = messages.length;
+  while (from > 0 && messages[from - 1]!.role === 'user') from--;
+  return messages.slice(from).flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])));
+}
+
+/** How a background agent's launch notice starts (chapter 15): its sub-agent is shown after it. */
+const LAUNCH_NOTICE = 'Async agent launched successfully.';
+
+/** A chapter 15 notification, in one line: which agent, its status, and the first line of its report. */
+function notificationLine(text: string): string | undefined {
+  if (!text.startsWith('<task-notification>')) return undefined;
+  const field = (name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(text)?.[1]?.trim() ?? '?';
+  const report = field('result').split('\n').slice(1).join(' ').trim() || field('result');
+  return `${field('task-id')} ${field('status')}: ${report}`;
 }
 
 /** Which track started which: a track's parent is the one whose `agent` call was pending when it first spoke. */
@@ -129,17 +142,33 @@ export function canonicalOrder(events: MockEvent[], agentTools: readonly string[
   const out: MockEvent[] = [];
   const emitted = new Set<string>();
   const emit = (list: MockEvent[]) => {
+    let launched: string[] = [];   // background sub-agents (chapter 15): shown after their launch notice
     for (const e of list) {
       out.push(e);
-      if (e.type === 'response') for (const kid of childrenOf.get(e) ?? []) if (!emitted.has(kid)) { emitted.add(kid); emit(byTrack.get(kid)!); }
+      const kids = (e.type === 'response' ? childrenOf.get(e) ?? [] : []).filter((kid) => !emitted.has(kid));
+      if (kids.length > 0 && launchedIn(e as ResponseEvent, list)) launched.push(...kids);
+      else for (const kid of kids) { emitted.add(kid); emit(byTrack.get(kid)!); }
+      if (e.type === 'request' && launched.length > 0) {
+        for (const kid of launched) if (!emitted.has(kid)) { emitted.add(kid); emit(byTrack.get(kid)!); }
+        launched = [];
+      }
       for (const hung of after.get(e) ?? []) emit(hung);
     }
+    for (const kid of launched) if (!emitted.has(kid)) { emitted.add(kid); emit(byTrack.get(kid)!); }
   };
   emit(byTrack.get('main') ?? []);
   for (const list of loose) emit(list);
   // Claimed tracks whose parent never showed (cannot happen in a well-formed log) are kept, not dropped.
   for (const [track, list] of byTrack) if (!emitted.has(track) && claimed.has(track) && track !== 'main') { emitted.add(track); emit(list); }
   return out;
+}
+
+/** Whether the next request of a response's track answers its agent calls with launch notices. */
+function launchedIn(response: ResponseEvent, list: MockEvent[]): boolean {
+  const next = list.find((x): x is RequestEvent => x.type === 'request' && x.seq > response.seq && x.path === '/v1/messages');
+  if (!next) return false;
+  const ids = new Set(response.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+  return lastUserBlocks(next).some((b) => b.type === 'tool_result' && ids.has(String(b.tool_use_id)) && resultText(b).startsWith(LAUNCH_NOTICE));
 }
 
 export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): string[] {
@@ -180,6 +209,8 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           // The agent writes an error result as "Error: …"; after the mark that would say it twice.
           const shown = b.is_error === true ? text.replace(/^Error: /, '') : text;
           say(e.track, `${who(e.track)} ${mark}${c.dim(flat(shown, width - 20))}${n > 1 ? c.dim(` (×${n})`) : ''}`);
+        } else if (b.type === 'text' && e.track === 'main' && notificationLine(String(b.text)) !== undefined) {
+          say(e.track, `${who(e.track)} ${c.blue('⇠ notification')} ${c.dim(flat(notificationLine(String(b.text))!, width - 30))}`);
         } else if (b.type === 'text' && (e.track === 'main' || first)) {
           const label = e.track === 'main' ? c.bold.green('you') : `${who(e.track)} ${c.dim('task')}`;
           // A fork child's text is the shared boilerplate, then its own directive: show the directive.
