@@ -172,8 +172,7 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
     }
     //<
     //> 16 run-finish-worktree
-    //! hint: An isolated child (agent.config.worktree): finishWorktree it now, before the run counts
-    //! hint: as over, and keep what became of it (kept: the description; removed: worktreeRemoved).
+    // Before the run counts as over: the session must not see it done while git is still at work.
     const wt = agent.config.worktree;
     const worktree = wt ? (await finishWorktree(wt)) ?? worktreeRemoved(wt) : undefined;
     //<

@@ -154,6 +154,7 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
       status = controller.signal.aborted ? 'stopped' : 'failed';
       result = status === 'stopped' ? `(stopped by ${STOP_AGENT} before it finished: no report)` : `Sub-agent failed: ${errorText(err)}`;
     }
+    // Before the run counts as over: the session must not see it done while git is still at work.
     const wt = agent.config.worktree;
     const worktree = wt ? (await finishWorktree(wt)) ?? worktreeRemoved(wt) : undefined;
     parent.limits.running--;
