@@ -173,19 +173,9 @@ describe('this repository', () => {
     return importCycles(importGraph(files));
   };
 
-  // Known today: the loop imports its extensions and they import it back, and the loop
-  // takes its host types from main.ts, which imports the loop. The refactor that ends it
-  // (types at the bottom, features reaching the loop through its config) is issue 15's
-  // "dependency direction". Until it lands, no file may join a cycle that is not in one now.
-  const KNOWN_IN_CYCLES = new Set([
-    'agent.ts', 'agents.ts', 'cli.ts', 'context.ts', 'coordinator.ts', 'fork.ts', 'limits.ts', 'main.ts', 'session.ts', 'types.ts',
-    'permissions.ts', 'plan.ts', 'prompt.ts', 'skills.ts', 'stream.ts', 'subagent.ts', 'tools.ts',
-  ]);
-  it('no file outside the known ones joins an import cycle, in src/agent/ or any snapshot', () => {
-    const joined = folders.flatMap((folder) => cyclesOf(folder).flatMap((c) => c.files.filter((f) => !KNOWN_IN_CYCLES.has(f)).map((f) => `${folder}/${f}`)));
-    expect(joined).toEqual([]);
-  });
-  it.fails('has no import cycle in src/agent/ or any snapshot (known to fail: see KNOWN_IN_CYCLES)', () => {
+  // The layering of docs/architecture.md: types at the bottom, the loop above the tools,
+  // each feature above the loop, the session above the features, main.ts on top.
+  it('has no import cycle in src/agent/ or any snapshot', () => {
     expect(folders.flatMap((folder) => cyclesOf(folder).map((c) => `${folder}: ${c.loop} (${c.files.join(', ')})`))).toEqual([]);
   });
 });

@@ -16,14 +16,8 @@ import { runTool } from './tools.ts';
 //> 5 agent-import-stream
 import { streamMessage } from './stream.ts';
 //<
-//> 7 agent-import-context
-import { autoCompact } from './context.ts';
-//<
 //> 8 agent-import-cache
 import { withBreakpoints } from './cache.ts';
-//<
-//> 13 agent-import-limits
-import { runCalls } from './limits.ts';
 //<
 //> 15 agent-import-background
 import { deliverNotifications } from './background.ts';
@@ -49,7 +43,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     config.signal?.throwIfAborted();
     //<
     //> 7 loop-compact
-    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
+    await config.compact(config);   // may replace old messages by a summary (context.ts); the rest of config stays as it is
     //<
     //> 1-4 call-create
     const response = await config.client.messages.create({
@@ -99,7 +93,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     }
     //<
     //> 13 run-calls-together
-    results.push(...(await runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
+    results.push(...(await config.runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
     //<
     messages.push({ role: 'user', content: results });
     //<

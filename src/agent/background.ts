@@ -38,8 +38,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
 //> 16 background-import-worktree
-import type { Worktree } from './types.ts';
-import { finishWorktree, worktreeRemoved } from './worktree.ts';
+import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
 //<
 
 export const SEND_MESSAGE = 'send_message';

@@ -8,6 +8,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { OUTPUT_STYLES } from './prompt.ts';
+//> 6 cli-import-types
+import type { AgentHost, PermissionMode } from './types.ts';
+//<
 
 export interface Flags {
   print: boolean;            // -p: answer once, print only the final answer, exit
@@ -158,4 +161,12 @@ export function errorLine(err: unknown): string {
   if (api?.error?.error?.message) return `API error ${api.status ?? 'mid-stream'} (${api.error.error.type}): ${api.error.error.message}`;
   return err instanceof Error ? err.message : String(err);
 }
+//> 6 permission-mode-flag
+
+/** The permission mode from the command line (--permission-mode), parsed where every other
+ *  flag is: the gate (permissions.ts) gets it from the session's config, never from argv. */
+export function permissionMode(host: AgentHost): PermissionMode {
+  return parseFlags(host.argv).permissionMode as PermissionMode;
+}
+//<
 //<

@@ -11,10 +11,10 @@ import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 //<
 //> 6 session-import-permissions
-import { permissionMode } from './permissions.ts';
+import { permissionMode } from './cli.ts';
 //<
 //> 7 session-import-context
-import { compactByHand, compactThreshold } from './context.ts';
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 //<
 //> 8 session-import-ledger
 import { Ledger } from './ledger.ts';
@@ -28,17 +28,17 @@ import { skillCommand } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 //<
 //> 11-13 session-import-subagent
-import { agentTool } from './subagent.ts';
+import { agentCallRefusal, agentTool } from './subagent.ts';
 //<
 //> 14 session-import-agents
-import { agentToolFor } from './subagent.ts';
-import { agentTypes, forkedSkill, runIsland } from './agents.ts';
+import { agentCallRefusal, agentToolFor, agentTypes } from './subagent.ts';
+import { forkedSkill, runIsland } from './island.ts';
 //<
 //> 12 session-import-fork
 import { isForkSubagentEnabled } from './fork.ts';
 //<
 //> 13 session-import-limits
-import { readLimits } from './limits.ts';
+import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 //<
 //> 15 session-import-background
@@ -102,6 +102,7 @@ export class Session {
       //<
       //> 7 session-context
       compactAt: compactThreshold(host),
+      compact: autoCompact,              // the loop calls it before each model call (context.ts)
       querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       //<
       //> 8 session-config-ledger
@@ -113,6 +114,7 @@ export class Session {
       //> 11 session-depth
       depth: 0,
       maxTurns: 50,
+      refuse: agentCallRefusal,   // the agent tool's guard (subagent.ts); every sub-agent's config copies it
       //<
       //> 11 session-prompt-parts
       promptParts: parts,
@@ -122,6 +124,7 @@ export class Session {
       //<
       //> 13 session-limits
       limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      runCalls,   // a turn's agent calls run together, under the caps (limits.ts)
       //<
       //> 15 session-background
       background: new Background(),   // the main agent's agent calls run in the background

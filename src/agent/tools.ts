@@ -20,15 +20,6 @@ import type { LoopConfig, Tool } from './types.ts';
 //> 6 tools-import-permissions
 import { decide } from './permissions.ts';
 //<
-//> 11 tools-import-agent
-import { AGENT_TOOL_NAME } from './subagent.ts';
-//<
-//> 12 tools-import-fork
-import { takesForkPath } from './fork.ts';
-//<
-//> 13 tools-import-limits
-import { depthRefusal } from './limits.ts';
-//<
 
 //> 1-5 in-workspace-unchecked
 /**
@@ -165,6 +156,12 @@ export const runShellTool: Tool = {
 };
 //<
 
+//> 11 agent-tool-name
+/** The agent tool's name. The tool itself is subagent.ts's; the name is here, with the other
+ *  tools, so that a file that only recognises a call to it need not import subagent.ts. */
+export const AGENT_TOOL_NAME = 'agent';
+
+//<
 /** Every tool this chapter knows. */
 export const BASE_TOOLS: Tool[] = [
   readFileTool,
@@ -186,29 +183,11 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
   //! hint: Find the tool by name in config.tools, run it, and return its text as a tool_result.
   //! hint: Any failure (unknown tool, thrown error) must come back as a tool_result with is_error: true.
   try {
-    //> 11-11 recursion-guard
-    //! hint: Refuse an `agent` call when config.depth > 0, before anything else runs.
-    // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
-    // anyway (a confused model, a replayed transcript) the call is refused here.
-    if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
-      throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
-    }
-    //<
-    //> 12-12 recursion-guard-named
-    // A named sub-agent still may not start another. A call on the fork path is judged by the
-    // fork guard instead (fork.ts): a fork child keeps the agent tool, so that guard must hold.
-    if (call.name === AGENT_TOOL_NAME && config.depth > 0 && !takesForkPath(input, config)) {
-      throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
-    }
-    //<
-    //> 13 depth-guard
-    // Nesting is allowed now, up to the cap. Past it the call is refused here, before the
-    // tool lookup below: an agent at the cap is not offered the tool, and if its model calls
-    // it anyway the refusal names the limit instead of "no such tool". A fork call is judged
-    // by the fork guard (fork.ts) instead.
-    if (call.name === AGENT_TOOL_NAME && config.depth >= config.limits.maxDepth && !takesForkPath(input, config)) {
-      throw new Error(depthRefusal(config.limits, config.depth));
-    }
+    //> 11 refuse-first
+    // A call this agent may not make whatever its tools are (the agent tool's guard,
+    // subagent.ts) is refused first, so the reason is said, not "no such tool".
+    const refusal = config.refuse(call, config);
+    if (refusal !== undefined) throw new Error(refusal);
     //<
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);

@@ -9,6 +9,9 @@ import type { Ledger } from './ledger.ts';
 //> 15 types-import-background
 import type { Background } from './background.ts';
 //<
+//> 16 types-import-worktree
+import type { Worktree } from './worktree.ts';
+//<
 
 /** Where the agent prints what a user would see. */
 export interface Terminal {
@@ -57,6 +60,9 @@ export interface LoopConfig {
   //> 7 config-context
   compactAt?: number;       // compact past this many tokens; undefined: never
   querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  /** Before each model call: compacts once the conversation is past compactAt (context.ts).
+   *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
+  compact: (config: LoopConfig) => Promise<void>;
   //<
   //> 8 config-ledger
   ledger: Ledger;           // token usage of this agent
@@ -67,6 +73,9 @@ export interface LoopConfig {
   //> 11 config-depth
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
+  /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
+   *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
+  refuse: (call: Anthropic.ToolUseBlock, config: LoopConfig) => string | undefined;
   //<
   //> 11 config-prompt-parts
   promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
@@ -77,6 +86,8 @@ export interface LoopConfig {
   //> 13 config-limits
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
+  /** How the loop answers one turn's tool calls: agent calls together, under the caps (limits.ts). */
+  runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
   //<
   //> 15 config-background
   background?: Background;  // the main agent's: its background agents by id, and their notifications
@@ -187,18 +198,5 @@ export interface AgentFile {
   name: string;
   type: AgentType;
   file: string;   // as shown to the user: .claude/agents/reviewer.md or ~/.claude/agents/reviewer.md
-}
-//<
-//> 16 worktree-type
-
-/** An isolated sub-agent's checkout of the repository (worktree.ts). */
-export interface Worktree {
-  repo: string;     // the repository's top folder (where the parent works, or above it)
-  dir: string;      // the worktree's folder
-  branch: string;   // its new branch
-  base: string;     // the commit it started from: the repository's HEAD at that moment
-  cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
-  shown: string;    // dir as the parent's model should see it: relative to the parent's folder
-  removed?: boolean; // finished unchanged: the folder and the branch are gone
 }
 //<

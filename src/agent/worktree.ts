@@ -19,7 +19,17 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Worktree } from './types.ts';
+
+/** An isolated sub-agent's checkout of the repository. */
+export interface Worktree {
+  repo: string;     // the repository's top folder (where the parent works, or above it)
+  dir: string;      // the worktree's folder
+  branch: string;   // its new branch
+  base: string;     // the commit it started from: the repository's HEAD at that moment
+  cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
+  shown: string;    // dir as the parent's model should see it: relative to the parent's folder
+  removed?: boolean; // finished unchanged: the folder and the branch are gone
+}
 
 interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
 

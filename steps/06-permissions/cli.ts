@@ -8,6 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { OUTPUT_STYLES } from './prompt.ts';
+import type { AgentHost, PermissionMode } from './types.ts';
 
 export interface Flags {
   print: boolean;            // -p: answer once, print only the final answer, exit
@@ -127,4 +128,10 @@ export function errorLine(err: unknown): string {
   // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
   if (api?.error?.error?.message) return `API error ${api.status ?? 'mid-stream'} (${api.error.error.type}): ${api.error.error.message}`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The permission mode from the command line (--permission-mode), parsed where every other
+ *  flag is: the gate (permissions.ts) gets it from the session's config, never from argv. */
+export function permissionMode(host: AgentHost): PermissionMode {
+  return parseFlags(host.argv).permissionMode as PermissionMode;
 }

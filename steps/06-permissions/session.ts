@@ -9,7 +9,7 @@ import { agentLoop } from './agent.ts';
 import { BASE_TOOLS } from './tools.ts';
 import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
-import { permissionMode } from './permissions.ts';
+import { permissionMode } from './cli.ts';
 
 
 /** The main agent: one conversation that lasts across prompts. */

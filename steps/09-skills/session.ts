@@ -9,8 +9,8 @@ import { agentLoop } from './agent.ts';
 import { BASE_TOOLS } from './tools.ts';
 import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
-import { permissionMode } from './permissions.ts';
-import { compactByHand, compactThreshold } from './context.ts';
+import { permissionMode } from './cli.ts';
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { isPromptCachingDisabled } from './cache.ts';
 import type { Skill } from './types.ts';
@@ -38,6 +38,7 @@ export class Session {
       terminal: host.terminal,
       permissions: { mode: permissionMode(host), ask: host.ask },
       compactAt: compactThreshold(host),
+      compact: autoCompact,              // the loop calls it before each model call (context.ts)
       querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       ledger: this.ledger,
       promptCaching: !isPromptCachingDisabled(host.env),

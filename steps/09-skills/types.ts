@@ -46,6 +46,9 @@ export interface LoopConfig {
   permissions: Permissions; // the gate's mode and who answers its questions
   compactAt?: number;       // compact past this many tokens; undefined: never
   querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  /** Before each model call: compacts once the conversation is past compactAt (context.ts).
+   *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
+  compact: (config: LoopConfig) => Promise<void>;
   ledger: Ledger;           // token usage of this agent
   promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
 }

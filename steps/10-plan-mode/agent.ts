@@ -11,7 +11,6 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
 import { runTool } from './tools.ts';
 import { streamMessage } from './stream.ts';
-import { autoCompact } from './context.ts';
 import { withBreakpoints } from './cache.ts';
 
 const MAX_TOKENS = 4096;
@@ -20,7 +19,7 @@ const MAX_TOKENS = 4096;
 export async function agentLoop(config: LoopConfig): Promise<string> {
   const { messages } = config;
   while (true) {
-    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
+    await config.compact(config);   // may replace old messages by a summary (context.ts); the rest of config stays as it is
     // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).
     const response = await streamMessage(config.client, config.terminal, {
       model: config.model,

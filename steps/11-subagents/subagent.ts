@@ -11,14 +11,14 @@
 // Not here: fork children that inherit the parent's conversation (chapter 12),
 // parallel limits (chapter 13), agents defined in .claude/agents (chapter 14).
 
-import { APIError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
 import { agentLoop } from './agent.ts';
+import { AGENT_TOOL_NAME } from './tools.ts';
 import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection } from './prompt.ts';
 import { EXIT_PLAN_MODE } from './plan.ts';
-
-export const AGENT_TOOL_NAME = 'agent';
+import { errorLine } from './cli.ts';
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
 
@@ -83,6 +83,20 @@ export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
 }
 
 /**
+ * The agent tool's guard: why this agent may not make this call, or undefined. The session
+ * puts it on the config (`refuse`) and every child config copies it; runTool asks it before
+ * it looks the tool up, so a call to a tool the agent was never offered still gets the reason.
+ */
+export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfig): string | undefined {
+  // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
+  // anyway (a confused model, a replayed transcript) the call is refused here.
+  if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
+    return 'The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.';
+  }
+  return undefined;
+}
+
+/**
  * A sub-agent's system prompt: its type's own, then (unless the type is explore or plan)
  * the CLAUDE.md hierarchy and the git status the MAIN session gathered at its start (not
  * a new snapshot). Never the output style or the memory: those belong to the main
@@ -114,10 +128,12 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     terminal: { write: (text) => { transcript.push(text); } },
     permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not
     compactAt: parent.compactAt,
+    compact: parent.compact,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
+    refuse: parent.refuse,                      // the agent tool's guard, below: a child may not do what its depth forbids
     maxTurns: 20,
     promptParts: parent.promptParts,
   };
@@ -127,21 +143,11 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     return report.trim() === '' ? '(the sub-agent finished without a report)' : report;
   } catch (err) {
     // An API error or a runaway loop is news for the parent's model, not a crash.
-    return `Sub-agent failed: ${describeError(err)}`;
+    return `Sub-agent failed: ${errorLine(err)}`;
   } finally {
     // Its spending is the parent's spending: roll it up, then let everything else go.
     parent.ledger.absorb(config.ledger);
     parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +
       `${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\n`);
   }
-}
-
-/** One readable line for an error: the API's own type and message when it is an API error. */
-export function describeError(err: unknown): string {
-  if (err instanceof APIError) {
-    const body = err.error as { error?: { type?: string; message?: string } } | undefined;
-    // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
-    if (body?.error?.message) return `API error ${err.status ?? 'mid-stream'} (${body.error.type}): ${body.error.message}`;
-  }
-  return err instanceof Error ? err.message : String(err);
 }

@@ -12,7 +12,6 @@ import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig, Tool } from './types.ts';
 import { decide } from './permissions.ts';
-import { AGENT_TOOL_NAME } from './subagent.ts';
 
 /**
  * Resolve a path the model gave against the workspace. It does not check: the permission
@@ -136,6 +135,10 @@ export const runShellTool: Tool = {
   }),
 };
 
+/** The agent tool's name. The tool itself is subagent.ts's; the name is here, with the other
+ *  tools, so that a file that only recognises a call to it need not import subagent.ts. */
+export const AGENT_TOOL_NAME = 'agent';
+
 /** Every tool this chapter knows. */
 export const BASE_TOOLS: Tool[] = [
   readFileTool,
@@ -146,11 +149,10 @@ export const BASE_TOOLS: Tool[] = [
 export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig): Promise<Anthropic.ToolResultBlockParam> {
   const input = call.input as Record<string, unknown>;
   try {
-    // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
-    // anyway (a confused model, a replayed transcript) the call is refused here.
-    if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
-      throw new Error('The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.');
-    }
+    // A call this agent may not make whatever its tools are (the agent tool's guard,
+    // subagent.ts) is refused first, so the reason is said, not "no such tool".
+    const refusal = config.refuse(call, config);
+    if (refusal !== undefined) throw new Error(refusal);
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);

@@ -16,13 +16,7 @@
 
 import path from 'node:path';
 import { lstat, readlink, realpath } from 'node:fs/promises';
-import type { AgentHost, LoopConfig, PermissionMode } from './types.ts';
-import { parseFlags } from './cli.ts';
-
-/** The mode from the command line (--permission-mode), parsed where every other flag is. */
-export function permissionMode(host: AgentHost): PermissionMode {
-  return parseFlags(host.argv).permissionMode as PermissionMode;
-}
+import type { LoopConfig } from './types.ts';
 
 type Kind = 'read' | 'edit' | 'shell' | 'delegate';
 

@@ -16,7 +16,7 @@
 
 import type { AgentHost, LoopConfig } from './types.ts';
 import { parseFlags } from './cli.ts';
-import { AGENT_TOOL_NAME } from './subagent.ts';
+import { AGENT_TOOL_NAME } from './tools.ts';
 
 export const COORDINATOR_ROLE = [
   '# Coordinator mode',

@@ -22,8 +22,7 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Limits, LoopConfig } from './types.ts';
-import { runTool } from './tools.ts';
-import { AGENT_TOOL_NAME } from './subagent.ts';
+import { AGENT_TOOL_NAME, runTool } from './tools.ts';
 
 export const CONCURRENCY_VAR = 'CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS';
 export const DEPTH_VAR = 'CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH';

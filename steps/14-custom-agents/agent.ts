@@ -13,9 +13,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
 import { runTool } from './tools.ts';
 import { streamMessage } from './stream.ts';
-import { autoCompact } from './context.ts';
 import { withBreakpoints } from './cache.ts';
-import { runCalls } from './limits.ts';
 
 const MAX_TOKENS = 4096;
 
@@ -25,7 +23,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
   let turns = 0;
   while (true) {
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
-    await autoCompact(config);   // may replace old messages by a summary; the rest of config stays as it is
+    await config.compact(config);   // may replace old messages by a summary (context.ts); the rest of config stays as it is
     // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).
     const response = await streamMessage(config.client, config.terminal, {
       model: config.model,
@@ -44,7 +42,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
     // Every tool_use must be answered, in one user message, before the model is called again.
     const results: Anthropic.ToolResultBlockParam[] = [];
-    results.push(...(await runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
+    results.push(...(await config.runCalls(calls, config)));   // a turn's agent calls run at the same time (limits.ts)
     messages.push({ role: 'user', content: results });
   }
 }

@@ -9,17 +9,17 @@ import { agentLoop } from './agent.ts';
 import { BASE_TOOLS } from './tools.ts';
 import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
-import { permissionMode } from './permissions.ts';
-import { compactByHand, compactThreshold } from './context.ts';
+import { permissionMode } from './cli.ts';
+import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { isPromptCachingDisabled } from './cache.ts';
 import type { Skill } from './types.ts';
 import { skillCommand } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
-import { agentToolFor } from './subagent.ts';
-import { agentTypes, forkedSkill, runIsland } from './agents.ts';
+import { agentCallRefusal, agentToolFor, agentTypes } from './subagent.ts';
+import { forkedSkill, runIsland } from './island.ts';
 import { isForkSubagentEnabled } from './fork.ts';
-import { readLimits } from './limits.ts';
+import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 
 
@@ -46,14 +46,17 @@ export class Session {
       terminal: host.terminal,
       permissions: { mode: permissionMode(host), ask: host.ask },
       compactAt: compactThreshold(host),
+      compact: autoCompact,              // the loop calls it before each model call (context.ts)
       querySource: 'repl_main_thread',   // Claude Code's name for the main conversation
       ledger: this.ledger,
       promptCaching: !isPromptCachingDisabled(host.env),
       depth: 0,
       maxTurns: 50,
+      refuse: agentCallRefusal,   // the agent tool's guard (subagent.ts); every sub-agent's config copies it
       promptParts: parts,
       forkEnabled: isForkSubagentEnabled(host.env),
       limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
+      runCalls,   // a turn's agent calls run together, under the caps (limits.ts)
     };
     if (isCoordinator(host)) becomeCoordinator(this.config);   // delegate only: coordinator.ts
   }

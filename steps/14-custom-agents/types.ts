@@ -46,14 +46,22 @@ export interface LoopConfig {
   permissions: Permissions; // the gate's mode and who answers its questions
   compactAt?: number;       // compact past this many tokens; undefined: never
   querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  /** Before each model call: compacts once the conversation is past compactAt (context.ts).
+   *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
+  compact: (config: LoopConfig) => Promise<void>;
   ledger: Ledger;           // token usage of this agent
   promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
   depth: number;            // 0: the main agent; 1: a sub-agent it started
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
+  /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
+   *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
+  refuse: (call: Anthropic.ToolUseBlock, config: LoopConfig) => string | undefined;
   promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
   forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
   workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
+  /** How the loop answers one turn's tool calls: agent calls together, under the caps (limits.ts). */
+  runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
 }
 
 /** What the system prompt is made of, gathered once when the session starts (prompt.ts). */

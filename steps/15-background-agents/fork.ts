@@ -21,7 +21,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { Ledger } from './ledger.ts';
-import { AGENT_TOOL_NAME, describeError } from './subagent.ts';
+import { AGENT_TOOL_NAME } from './tools.ts';
+import { errorLine } from './cli.ts';
 import { refusedCalls } from './limits.ts';
 
 /** The query source of a fork child. It lives on the child's config, not in its messages. */
@@ -196,7 +197,7 @@ async function runChild(parent: LoopConfig, directive: string, client: Anthropic
     const report = await runCompacting(config);
     return report.trim() === '' ? '(the fork finished without a report)' : report;
   } catch (err) {
-    return `Fork failed: ${describeError(err)}`;
+    return `Fork failed: ${errorLine(err)}`;
   } finally {
     parent.ledger.absorb(ledger);
     parent.terminal.write(`  ⎿ fork "${label}": ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +

@@ -24,12 +24,6 @@
 // fields an agent has and what a good value is. A file with a mistake is reported in one
 // line naming the file and the field, and skipped: the other agents still load.
 //
-// Policy islands: a skill (chapter 9) whose frontmatter says `context: fork` and `agent: NAME`
-// is not pasted into the conversation. It runs as a sub-agent of type NAME (default general),
-// its allowed-tools pre-approved at the gate for that sub-agent's calls, and only the
-// report comes back to the main conversation. Pre-approved, not restricted: every other
-// tool is still there and still asks.
-//
 // A real Claude Code agent file loads as it is. Its model aliases (sonnet, opus, haiku) become
 // ids from models.ts; its tool names (Read, Grep, Bash, …) become this series' (read_file,
 // grep_search, run_shell, …); each field Claude Code has and this series does not use
@@ -39,19 +33,15 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentFile, AgentHost, AgentType, LoopConfig, PermissionMode, Permissions, Skill } from './types.ts';
+import type { AgentFile, AgentHost, AgentType, PermissionMode, Permissions, Skill } from './types.ts';
 import { parseFrontmatter, type Fields } from './skills.ts';
 import { MODEL_ALIASES } from './models.ts';
-import { AGENT_TYPES, AGENT_TOOL_NAME, runSubagent } from './subagent.ts';
-import { BASE_TOOLS } from './tools.ts';
-import { agentLoop } from './agent.ts';
-import { scanReport } from './scan.ts';
+import { AGENT_TOOL_NAME, BASE_TOOLS } from './tools.ts';
 
 const FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills', 'maxTurns', 'isolation'];
 const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
-// A function, not a constant: tools.ts and this file import each other (through subagent.ts),
-// and a constant would read BASE_TOOLS before tools.ts has finished loading.
-const toolNames = (): string[] => [...BASE_TOOLS.map((t) => t.spec.name), AGENT_TOOL_NAME];
+// Every tool an agent file may list: the base tools and the agent tool.
+const TOOL_NAMES = [...BASE_TOOLS.map((t) => t.spec.name), AGENT_TOOL_NAME];
 
 /**
  * Fields of Claude Code's agent files that have no effect in this series, each with the note
@@ -133,7 +123,7 @@ function toolList(fields: Fields, key: string, notes: string[]): string[] | unde
       continue;
     }
     const name = CLAUDE_CODE_TOOLS[bare] ?? bare;
-    if (!toolNames().includes(name)) throw new FieldError(key, `unknown tool "${written}" (tools here: ${toolNames().join(', ')})`);
+    if (!TOOL_NAMES.includes(name)) throw new FieldError(key, `unknown tool "${written}" (tools here: ${TOOL_NAMES.join(', ')})`);
     if (!tools.includes(name)) tools.push(name);
   }
   return tools;
@@ -220,13 +210,6 @@ export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
   return agents;
 }
 
-/** Every type the agent tool can start: the built-ins, replaced by name by the custom ones. */
-export function agentTypes(custom: AgentFile[]): Record<string, AgentType> {
-  const types: Record<string, AgentType> = { ...AGENT_TYPES };
-  for (const a of custom) types[a.name] = a.type;
-  return types;
-}
-
 // From the most restrictive to the least: what each mode lets run without a question.
 const LATITUDE: Record<PermissionMode, number> = { plan: 0, default: 1, acceptEdits: 2, bypassPermissions: 3 };
 
@@ -262,31 +245,4 @@ export function withSkills(system: string, type: AgentType, skills: Skill[]): st
     return `# Skill: ${skill.name}\n${skill.body}`;
   });
   return [system, ...sections].join('\n\n');
-}
-
-/** `/name args` naming a skill with `context: fork`: that skill; anything else: undefined. */
-export function forkedSkill(prompt: string, skills: Skill[]): Skill | undefined {
-  const name = /^\/([a-z0-9][a-z0-9-]*)(?:\s|$)/.exec(prompt.trim())?.[1];
-  return skills.find((s) => s.name === name && s.context === 'fork');
-}
-
-/**
- * Run a policy island: the skill's expanded prompt becomes the task of a sub-agent of the
- * skill's `agent` type, with the skill's allowed-tools pre-approved while it runs. The main
- * conversation gets one user message holding the (scanned) report, and its model answers.
- * What the island read and did stays in the island.
- */
-export async function runIsland(skill: Skill, task: string, config: LoopConfig): Promise<string> {
-  const agent = skill.agent ?? 'general';
-  config.permissions.preApproved = skill.allowedTools;   // the island's calls pass this same gate
-  let report: string;
-  try {
-    report = scanReport(await runSubagent({ description: `/${skill.name}`, prompt: task, subagent_type: agent }, config)).text;
-  } catch (err) {
-    report = `Error: ${(err as Error).message}`;   // an unknown agent type, a missing skill: the model is told
-  } finally {
-    config.permissions.preApproved = [];   // the main conversation asks as usual again
-  }
-  config.messages.push({ role: 'user', content: `The /${skill.name} skill ran in an isolated ${agent} sub-agent. Its report:\n\n${report}` });
-  return agentLoop(config);
 }

@@ -31,8 +31,7 @@ import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
-import type { Worktree } from './types.ts';
-import { finishWorktree, worktreeRemoved } from './worktree.ts';
+import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
 
 export const SEND_MESSAGE = 'send_message';
 export const STOP_AGENT = 'stop_agent';

@@ -16,19 +16,21 @@
 // (limits.ts); explore and plan never can. Every report is scanned (scan.ts) before the
 // parent's model reads it.
 
-import { APIError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
 import { agentLoop } from './agent.ts';
+import { AGENT_TOOL_NAME } from './tools.ts';
 import { Ledger } from './ledger.ts';
 import { claudeMdSection, gitStatusSection } from './prompt.ts';
 import { EXIT_PLAN_MODE } from './plan.ts';
+import { errorLine } from './cli.ts';
 import { runForkCall, takesForkPath } from './fork.ts';
+import { depthRefusal } from './limits.ts';
 import { scanReport } from './scan.ts';
-import { agentTypes, withMode, withSkills } from './agents.ts';
+import type { AgentFile } from './types.ts';
+import { withMode, withSkills } from './agents.ts';
 import { BACKGROUND_TOOLS, launch } from './background.ts';
 import { createWorktree, finishWorktree, worktreeRemoved, worktreeSection } from './worktree.ts';
-
-export const AGENT_TOOL_NAME = 'agent';
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
 
@@ -56,6 +58,13 @@ export const AGENT_TYPES: Record<string, AgentType> = {
     projectContext: true,
   },
 };
+
+/** Every type the agent tool can start: the built-ins, replaced by name by the custom ones (agents.ts). */
+export function agentTypes(custom: AgentFile[]): Record<string, AgentType> {
+  const types: Record<string, AgentType> = { ...AGENT_TYPES };
+  for (const a of custom) types[a.name] = a.type;
+  return types;
+}
 
 /** The agent tool's spec for a set of types: every type, and what it is for, is in its words. */
 function agentToolSpec(types: Record<string, AgentType>): Tool['spec'] {
@@ -120,6 +129,23 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
 }
 
 /**
+ * The agent tool's guard: why this agent may not make this call, or undefined. The session
+ * puts it on the config (`refuse`) and every child config copies it; runTool asks it before
+ * it looks the tool up, so a call to a tool the agent was never offered still gets the reason.
+ */
+export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfig): string | undefined {
+  const input = call.input as Record<string, unknown>;
+  // Nesting is allowed now, up to the cap. Past it the call is refused, before runTool's
+  // lookup: an agent at the cap is not offered the tool, and if its model calls it anyway
+  // the refusal names the limit instead of "no such tool". A fork call is judged by the
+  // fork guard (fork.ts) instead.
+  if (call.name === AGENT_TOOL_NAME && config.depth >= config.limits.maxDepth && !takesForkPath(input, config)) {
+    return depthRefusal(config.limits, config.depth);
+  }
+  return undefined;
+}
+
+/**
  * A sub-agent's system prompt: its type's own, then (unless the type is explore or plan)
  * the CLAUDE.md hierarchy and the git status the MAIN session gathered at its start (not
  * a new snapshot). Never the output style or the memory: those belong to the main
@@ -156,15 +182,18 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     // Offered while the child's own children would still be within the cap: depth < maxDepth.
     tools: toolsFor(type, parent.workerTools ?? parent.tools, parent.depth + 1 < parent.limits.maxDepth),
     limits: parent.limits,                      // the same object: one count for the whole session
+    runCalls: parent.runCalls,
     messages: [{ role: 'user', content: input.prompt }],   // a fresh context: only the task
     cwd: parent.cwd,
     terminal: { write: (text) => { transcript.push(text); } },
     permissions: withMode(parent.permissions, type.permissionMode),   // the same gate; a file may narrow the mode, never lift it
     compactAt: parent.compactAt,
+    compact: parent.compact,
     querySource: `agent:builtin:${typeName}`,   // on the config, not in the messages: compaction cannot erase it
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
+    refuse: parent.refuse,                      // the agent tool's guard, below: a child may not do what its depth forbids
     maxTurns: type.maxTurns ?? 20,
     promptParts: parent.promptParts,
     signal: parent.signal,   // a stopped background agent stops the sub-agent it is waiting for too
@@ -184,7 +213,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     return report.trim() === '' ? '(the sub-agent finished without a report)' : report;
   } catch (err) {
     // An API error or a runaway loop is news for the parent's model, not a crash.
-    return `Sub-agent failed: ${describeError(err)}`;
+    return `Sub-agent failed: ${errorLine(err)}`;
   } finally {
     // Done, or failed: an unchanged worktree goes; a changed one stays, and the caller is told where.
     if (config.worktree) notes.push((await finishWorktree(config.worktree)) ?? worktreeRemoved(config.worktree));
@@ -199,14 +228,4 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
 function branchFor(description: string): string {
   const slug = description.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
   return `agent-${slug || 'task'}`;
-}
-
-/** One readable line for an error: the API's own type and message when it is an API error. */
-export function describeError(err: unknown): string {
-  if (err instanceof APIError) {
-    const body = err.error as { error?: { type?: string; message?: string } } | undefined;
-    // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
-    if (body?.error?.message) return `API error ${err.status ?? 'mid-stream'} (${body.error.type}): ${body.error.message}`;
-  }
-  return err instanceof Error ? err.message : String(err);
 }

@@ -12,9 +12,6 @@ import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig, Tool } from './types.ts';
 import { decide } from './permissions.ts';
-import { AGENT_TOOL_NAME } from './subagent.ts';
-import { takesForkPath } from './fork.ts';
-import { depthRefusal } from './limits.ts';
 
 /**
  * Resolve a path the model gave against the workspace. It does not check: the permission
@@ -138,6 +135,10 @@ export const runShellTool: Tool = {
   }),
 };
 
+/** The agent tool's name. The tool itself is subagent.ts's; the name is here, with the other
+ *  tools, so that a file that only recognises a call to it need not import subagent.ts. */
+export const AGENT_TOOL_NAME = 'agent';
+
 /** Every tool this chapter knows. */
 export const BASE_TOOLS: Tool[] = [
   readFileTool,
@@ -148,13 +149,10 @@ export const BASE_TOOLS: Tool[] = [
 export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig): Promise<Anthropic.ToolResultBlockParam> {
   const input = call.input as Record<string, unknown>;
   try {
-    // Nesting is allowed now, up to the cap. Past it the call is refused here, before the
-    // tool lookup below: an agent at the cap is not offered the tool, and if its model calls
-    // it anyway the refusal names the limit instead of "no such tool". A fork call is judged
-    // by the fork guard (fork.ts) instead.
-    if (call.name === AGENT_TOOL_NAME && config.depth >= config.limits.maxDepth && !takesForkPath(input, config)) {
-      throw new Error(depthRefusal(config.limits, config.depth));
-    }
+    // A call this agent may not make whatever its tools are (the agent tool's guard,
+    // subagent.ts) is refused first, so the reason is said, not "no such tool".
+    const refusal = config.refuse(call, config);
+    if (refusal !== undefined) throw new Error(refusal);
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);
