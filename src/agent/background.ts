@@ -268,6 +268,9 @@ export const sendMessageTool = {
   },
   run: async (input: Record<string, unknown>, config: ParentConfig): Promise<string> => {
     //> 15 send-message
+    //! hint: A running agent: refuse (its report is not there yet, and nothing may stand in for it).
+    //! hint: A finished one: push the message onto the agent's OWN messages (its context, kept by id),
+    //! hint: point its toolUseId at this call (callIdOf), and startRun it again.
     const agent = agentNamed(input, config);
     if (typeof input.message !== 'string' || input.message.trim() === '') throw new Error('message must be a non-empty string');
     if (agent.status === 'running') {

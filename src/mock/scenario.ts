@@ -68,7 +68,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   fork_costs: { tracks: 'tracks', input_each: 'count', input_total: 'count' },
   concurrent: { tracks: 'tracks' },
   while_running: { track: 'track', request: 'positive', other: 'track' },
-  notification: { track: 'track', tool: 'string', call: 'positive', status: 'string', from: 'track', includes: 'string', includes_file: 'path', usage: 'boolean' },
+  notification: { track: 'track', tool: 'string', call: 'positive', status: 'string', from: 'track', includes: 'string', includes_file: 'path', usage: 'boolean', usage_with: 'tracks' },
   branch: { name: 'string', exists: 'boolean', path: 'path', includes: 'string', excludes: 'string' },
   worktrees: { count: 'count', branches: 'names' },
 };

@@ -174,9 +174,10 @@ export type ExpectationCheck =
    *  status. `from`: it carries that track's final text, which no earlier request of `track`
    *  (nor the call's own tool_result) carried. `includes` / `includes_file`: it carries that
    *  text / the file's setup content, likewise never seen before. `usage`: its usage line
-   *  equals what the mock reported to `from` between the call and the notification. */
+   *  equals what the mock reported to `from` (and the `usage_with` tracks: its own sub-agents)
+   *  between the call and the notification. */
   | { notification: { track: string; tool: string; call?: number; status: string; from?: string; includes?: string;
-      includes_file?: string; usage?: boolean } }
+      includes_file?: string; usage?: boolean; usage_with?: string[] } }
   /** The workspace repository's branch `name` exists (`exists: false`: does not); with `path`, the
    *  branch's last commit has that file, and it includes / lacks the text. Needs `"git": true`. */
   | { branch: { name: string; exists?: boolean; path?: string; includes?: string; excludes?: string } }

@@ -384,7 +384,7 @@ function messageTexts(req: RequestEvent): { role: string; text: string; hasResul
  * final text, a string, a file's content) must not have reached the track any earlier.
  */
 function checkNotification(
-  n: { track: string; tool: string; call?: number; status: string; from?: string; includes?: string; includes_file?: string; usage?: boolean },
+  n: { track: string; tool: string; call?: number; status: string; from?: string; includes?: string; includes_file?: string; usage?: boolean; usage_with?: string[] },
   scenario: Scenario, events: MockEvent[],
 ): string | true {
   const k = n.call ?? 1;
@@ -433,12 +433,13 @@ function checkNotification(
   }
   if (n.usage) {
     if (n.from === undefined) return 'a notification usage check needs "from"';
-    const ran = events.filter((e): e is ResponseEvent => e.type === 'response' && e.track === n.from && e.seq > call.seq && e.seq < found!.req.seq);
+    const counted = [n.from, ...(n.usage_with ?? [])];
+    const ran = events.filter((e): e is ResponseEvent => e.type === 'response' && e.track !== null && counted.includes(e.track) && e.seq > call.seq && e.seq < found!.req.seq);
     const sum = (f: (r: ResponseEvent) => number) => ran.reduce((a, r) => a + f(r), 0);
     const input = sum((r) => r.usage.input_tokens + r.usage.cache_creation_input_tokens + r.usage.cache_read_input_tokens);
     const expected = `input_tokens: ${input}, output_tokens: ${sum((r) => r.usage.output_tokens)}, requests: ${ran.length}`;
     const line = /<usage>([^<]*)<\/usage>/.exec(found.text)?.[1];
-    if (line !== expected) return `${where}: its usage says "${line ?? '(none)'}", the mock reported "${expected}" to ${n.from}`;
+    if (line !== expected) return `${where}: its usage says "${line ?? '(none)'}", the mock reported "${expected}" to ${counted.join(' and ')}`;
   }
   return true;
 }

@@ -141,26 +141,53 @@ export function canonicalOrder(events: MockEvent[], agentTools: readonly string[
 
   const out: MockEvent[] = [];
   const emitted = new Set<string>();
+  // A background sub-agent (chapter 15) is shown after its launch notice; a later run of it
+  // (continued by send_message) after the tool_result of the call that continued it.
+  const continued = new Map<MockEvent, MockEvent[][]>();
+  const showBackground = (kid: string): MockEvent[] => {
+    emitted.add(kid);
+    const [first, ...later] = runsOf(byTrack.get(kid)!);
+    const orphans: MockEvent[] = [];
+    for (const run of later) {
+      const text = lastUserBlocks(run[0] as RequestEvent).map((b) => String(b.text ?? '')).join('\n');
+      const by = events.find((x) => x.type === 'response' && x.seq < run[0]!.seq && x.content.some((b) => b.type === 'tool_use' && b.name === 'send_message' && b.input.message === text));
+      if (by) continued.set(by, [...(continued.get(by) ?? []), run]);
+      else orphans.push(...run);
+    }
+    return [...first!, ...orphans];
+  };
   const emit = (list: MockEvent[]) => {
-    let launched: string[] = [];   // background sub-agents (chapter 15): shown after their launch notice
+    let launched: MockEvent[][] = [];   // shown after the next request of this track
     for (const e of list) {
       out.push(e);
       const kids = (e.type === 'response' ? childrenOf.get(e) ?? [] : []).filter((kid) => !emitted.has(kid));
-      if (kids.length > 0 && launchedIn(e as ResponseEvent, list)) launched.push(...kids);
+      if (kids.length > 0 && launchedIn(e as ResponseEvent, list)) launched.push(...kids.map(showBackground));
       else for (const kid of kids) { emitted.add(kid); emit(byTrack.get(kid)!); }
+      launched.push(...(continued.get(e) ?? []));
       if (e.type === 'request' && launched.length > 0) {
-        for (const kid of launched) if (!emitted.has(kid)) { emitted.add(kid); emit(byTrack.get(kid)!); }
+        for (const run of launched) emit(run);
         launched = [];
       }
       for (const hung of after.get(e) ?? []) emit(hung);
     }
-    for (const kid of launched) if (!emitted.has(kid)) { emitted.add(kid); emit(byTrack.get(kid)!); }
+    for (const run of launched) emit(run);
   };
   emit(byTrack.get('main') ?? []);
   for (const list of loose) emit(list);
   // Claimed tracks whose parent never showed (cannot happen in a well-formed log) are kept, not dropped.
   for (const [track, list] of byTrack) if (!emitted.has(track) && claimed.has(track) && track !== 'main') { emitted.add(track); emit(list); }
   return out;
+}
+
+/** A track's events cut into runs: a new run starts at a request whose last user turn is new text, not tool results. */
+function runsOf(list: MockEvent[]): MockEvent[][] {
+  const runs: MockEvent[][] = [];
+  for (const e of list) {
+    const fresh = e.type === 'request' && e.path === '/v1/messages' && !lastUserBlocks(e).some((b) => b.type === 'tool_result');
+    if (runs.length === 0 || fresh) runs.push([]);
+    runs.at(-1)!.push(e);
+  }
+  return runs;
 }
 
 /** Whether the next request of a response's track answers its agent calls with launch notices. */
@@ -190,6 +217,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   const prompts = opts.scenario?.prompts ?? [];
   let nextPrompt = 0;
   const unasked = [...(opts.asked ?? [])];
+  const sentMessages = new Set(events.flatMap((x) => (x.type === 'response' ? x.content.flatMap((c) => (c.type === 'tool_use' && c.name === 'send_message' && typeof c.input.message === 'string' ? [c.input.message] : [])) : [])));
 
   for (const e of events) {
     if (e.type === 'request') {
@@ -211,6 +239,8 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           say(e.track, `${who(e.track)} ${mark}${c.dim(flat(shown, width - 20))}${n > 1 ? c.dim(` (×${n})`) : ''}`);
         } else if (b.type === 'text' && e.track === 'main' && notificationLine(String(b.text)) !== undefined) {
           say(e.track, `${who(e.track)} ${c.blue('⇠ notification')} ${c.dim(flat(notificationLine(String(b.text))!, width - 30))}`);
+        } else if (b.type === 'text' && !first && e.track !== 'main' && sentMessages.has(String(b.text))) {
+          say(e.track, `${who(e.track)} ${c.dim('message')} ▸ ${flat(String(b.text), width - 20)}`);   // send_message (chapter 15)
         } else if (b.type === 'text' && (e.track === 'main' || first)) {
           const label = e.track === 'main' ? c.bold.green('you') : `${who(e.track)} ${c.dim('task')}`;
           // A fork child's text is the shared boilerplate, then its own directive: show the directive.
