@@ -2,7 +2,10 @@
 // Worktree isolation: a sub-agent that writes gets its own checkout of the repository, a
 // `git worktree` on a new branch made from HEAD, so two writers never touch the same files.
 // When it is done, a worktree it left as it found it goes, with its branch; one it changed
-// stays, and the parent is told where it is and on which branch, to merge or to drop.
+// stays, and the parent is told where it is and on which branch, to merge or to drop. What
+// the sub-agent left uncommitted is committed on its branch first: `git merge` sees commits
+// only, so the branch alone then carries the work (this series' own step: Claude Code
+// leaves a kept worktree as the sub-agent left it).
 //
 // Where: beside the repository, in `<repo>.worktrees/<name>`, outside the workspace. The
 // workspace check (permissions.ts) then keeps the two apart both ways: the child's tools
@@ -117,7 +120,8 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
     //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`
-    //! hint: and `git branch -D`, return undefined. Changed: keep both, return where they are.
+    //! hint: and `git branch -D`, return undefined. Changed: commit what is uncommitted (commitLeftovers),
+    //! hint: keep both, and return where they are.
     const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${status.err})`;
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
@@ -129,26 +133,42 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
       wt.removed = true;
       return undefined;
     }
-    const what: string[] = [];
-    if (head !== wt.base) {
-      const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
-      const n = Number(count.out);
-      what.push(count.ok ? `${n} commit${n === 1 ? '' : 's'} on top of ${wt.base.slice(0, 7)}` : `HEAD moved from ${wt.base.slice(0, 7)}`);
+    if (files.length > 0) {
+      const committed = await commitLeftovers(wt);
+      if (!committed.ok) return `${kept(wt)}: not committed, since git commit failed (${committed.err}): ${list(files)}`;
     }
-    if (files.length > 0) what.push(`not committed: ${files.slice(0, 5).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`);
-    return `${kept(wt)}: ${what.join('; ')}`;
+    const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
+    const n = Number(count.out);
+    const commits = count.ok ? `${n} commit${n === 1 ? '' : 's'} on top of ${wt.base.slice(0, 7)}` : `its HEAD moved from ${wt.base.slice(0, 7)}`;
+    return `${kept(wt)}: ${commits}${files.length > 0 ? `, the last made when it finished, of what it left uncommitted: ${list(files)}` : ''}`;
     //<
   });
 }
 
 /** What a sub-agent in a worktree is told, after its own system prompt. */
 export function worktreeSection(wt: Worktree): string {
-  return `# Worktree\nYou work in a git worktree of your own, on the branch ${wt.branch}: a separate checkout of the repository, so nothing you change touches the main workspace. Commit what should be kept. If you change nothing, the worktree and its branch are removed when you finish.`;
+  return `# Worktree\nYou work in a git worktree of your own, on the branch ${wt.branch}: a separate checkout of the repository, so nothing you change touches the main workspace. When you finish, what you changed is committed on your branch for the caller to merge; if you change nothing, the worktree and its branch are removed.`;
 }
 
 /** What the caller is told of a worktree that was removed (nothing had changed in it). */
 export function worktreeRemoved(wt: Worktree): string {
   return `Its worktree changed nothing, so it and its branch ${wt.branch} are removed.`;
+}
+
+/**
+ * Commit everything the sub-agent left uncommitted, new files included, on its branch. No
+ * hooks and no signing: this is bookkeeping for the merge, not the user's own commit.
+ */
+async function commitLeftovers(wt: Worktree): Promise<Git> {
+  const added = await git(['add', '--all'], wt.dir);
+  if (!added.ok) return added;
+  const message = `What the sub-agent on ${wt.branch} left uncommitted`;
+  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir);
+}
+
+/** Up to five file names, and how many more. */
+function list(files: string[]): string {
+  return `${files.slice(0, 5).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`;
 }
 
 function kept(wt: Worktree): string {
