@@ -64,14 +64,18 @@ export interface BackgroundAgent {
   status: AgentStatus;
   config: ChildConfig;
   run: () => Promise<string>;   // one run of its loop, on config.messages as they are
+  onEnd?: () => void;      // the launcher's own bookkeeping, once a run has ended and is queued
   stop?: () => void;
   done: Promise<void>;     // settles when the current run has queued its notification
 }
 
+/** A notification waiting for the next turn boundary; `order` is its agent's place in launch order. */
+export interface Queued { order: number; text: string }
+
 /** The session's background agents by id, and the notifications not yet delivered. */
 export class Background {
   readonly agents = new Map<string, BackgroundAgent>();
-  readonly queue: string[] = [];
+  readonly queue: Queued[] = [];
 
   /** Running agents, or notifications the main agent has not seen yet. */
   busy(): boolean {
@@ -102,7 +106,7 @@ export function callIdOf(input: Record<string, unknown>, config: ParentConfig): 
  * report comes later, as a notification.
  */
 export async function launch(
-  parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>,
+  parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
   //> 15 launch
   //! hint: Register the child in parent.background.agents under a new id (agent-1, agent-2, …) with
@@ -117,6 +121,7 @@ export async function launch(
     status: 'running',
     config,
     run,
+    onEnd,
     done: Promise.resolve(),
   };
   background.agents.set(agent.id, agent);
@@ -163,7 +168,8 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
     parent.terminal.write(`  ⎿ ${agent.kind} sub-agent "${agent.label}" (${agent.id}, ${status}): ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +
       `${ledger.input + ledger.cacheRead + ledger.cacheWrite} input / ${ledger.output} output tokens\n`);
     agent.status = status;
-    parent.background!.queue.push(notification(agent, status, scanReport(result).text, ledger));
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text: notification(agent, status, scanReport(result).text, ledger) });
+    agent.onEnd?.();
   })();
 }
 
@@ -199,9 +205,9 @@ export function deliverNotifications(config: ParentConfig): void {
   //> 15 deliver
   //! hint: Take every queued notification (splice the queue empty) and, if there were any, push ONE new
   //! hint: user message with a text block for each. Never add them to the message that carries tool_results.
-  const due = config.background?.queue.splice(0) ?? [];
+  const due = config.background?.queue.splice(0).sort((a, b) => a.order - b.order) ?? [];   // in launch order
   if (due.length === 0) return;
-  config.messages.push({ role: 'user', content: due.map((text) => ({ type: 'text' as const, text })) });
+  config.messages.push({ role: 'user', content: due.map((n) => ({ type: 'text' as const, text: n.text })) });
   //<
 }
 

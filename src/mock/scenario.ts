@@ -64,7 +64,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   isolated: { track: 'track', from: 'track' },
   history: { track: 'track', request: 'positive', messages: 'positive', max: 'positive', includes_track_text: 'track', includes_file: 'path', excludes_file: 'path' },
   ledger: { tracks: 'tracks', cost: 'boolean' },
-  fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean' },
+  fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean', own: 'boolean' },
   fork_costs: { tracks: 'tracks', input_each: 'count', input_total: 'count' },
   concurrent: { tracks: 'tracks' },
   while_running: { track: 'track', request: 'positive', other: 'track' },
