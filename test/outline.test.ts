@@ -82,12 +82,13 @@ describe('importCycles and readingOrder', () => {
     ]);
     expect(importCycles(importGraph(new Map([['a.ts', "import './b.ts';"], ['b.ts', '']])))).toEqual([]);
   });
-  it('puts each file after what it imports, by value imports, earlier chapters first inside a cycle', () => {
+  it('puts each file after what it imports, types included, earlier chapters first inside a cycle', () => {
     const since = new Map([['main.ts', 1], ['loop.ts', 1], ['tools.ts', 1], ['sub.ts', 11], ['leaf.ts', 5]]);
-    // loop, tools and sub import each other by value: one group at level 0 with leaf.ts,
-    // ordered by chapter; main.ts imports that group, so it comes after.
-    expect(readingOrder(files, since)).toEqual(['loop.ts', 'tools.ts', 'leaf.ts', 'sub.ts', 'main.ts']);
-    const acyclic = new Map([['c.ts', "import { b } from './b.ts';"], ['b.ts', "import { a } from './a.ts';"], ['a.ts', '']]);
+    // loop.ts takes a type from main.ts, so main, loop, tools and sub form one group: level 0
+    // with leaf.ts, ordered by chapter, then by fewer imports inside the group, then by name.
+    expect(readingOrder(files, since)).toEqual(['main.ts', 'tools.ts', 'loop.ts', 'leaf.ts', 'sub.ts']);
+    // A file whose types another uses is read first, like one whose code it runs.
+    const acyclic = new Map([['c.ts', "import { b } from './b.ts';"], ['b.ts', "import type { A } from './a.ts';"], ['a.ts', '']]);
     expect(readingOrder(acyclic)).toEqual(['a.ts', 'b.ts', 'c.ts']);
   });
 });

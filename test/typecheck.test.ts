@@ -4,8 +4,10 @@
 
 import { it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
+import { COMPILER_OPTIONS } from '../src/runner/typecheck.ts';
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -13,3 +15,17 @@ it('the whole project type-checks (tsc --noEmit, strict)', () => {
   expect(result.stdout + result.stderr).toBe('');
   expect(result.status).toBe(0);
 }, 120_000);
+
+it("--check's compiler options are tsconfig.json's: a snapshot clean here is clean in a learner's exercise folder", () => {
+  const { noEmit, ...project } = (JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> }).compilerOptions;
+  expect(noEmit).toBe(true);   // --check passes --noEmit itself
+  const fromFlags: Record<string, unknown> = {};
+  for (let i = 0; i < COMPILER_OPTIONS.length; i++) {
+    const name = COMPILER_OPTIONS[i]!.replace(/^--/, '');
+    const value = COMPILER_OPTIONS[i + 1];
+    if (value === undefined || value.startsWith('--')) { fromFlags[name] = true; continue; }
+    fromFlags[name] = name === 'types' ? value.split(',') : value;
+    i++;
+  }
+  expect(fromFlags).toEqual(project);
+});

@@ -42,7 +42,7 @@ const MAX_NAME_BYTES = 255;
 const MAX_PATH_BYTES = 3072;
 
 /** Expectation kinds and the fields each accepts (true = required). */
-export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'track' | 'tracks' | 'path'>> = {
+export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'texts' | 'track' | 'tracks' | 'path'>> = {
   tool_result: {
     track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
@@ -50,7 +50,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   file: { path: 'path', equals: 'string', includes: 'string', exists: 'boolean' },
   requests: { track: 'track', count: 'count', min: 'count', max: 'count' },
   tools: { track: 'track', include: 'strings', exclude: 'strings', exactly: 'strings' },
-  system: { track: 'track', includes: 'string', excludes: 'string' },
+  system: { track: 'track', includes: 'string', excludes: 'string', in_order: 'texts' },
   system_stable: { track: 'track' },
   never: { track: 'track' },
   streamed: { track: 'track', min_deltas: 'count' },
@@ -62,7 +62,10 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   model: { track: 'track', equals: 'string' },
   fresh_context: { track: 'track', messages: 'positive' },
   isolated: { track: 'track', from: 'track' },
-  history: { track: 'track', request: 'positive', messages: 'positive', max: 'positive', includes_track_text: 'track', includes_file: 'path', excludes_file: 'path' },
+  history: {
+    track: 'track', request: 'positive', messages: 'positive', max: 'positive', includes_track_text: 'track', includes_file: 'path', excludes_file: 'path',
+    includes: 'string', excludes: 'string', in_order: 'texts',
+  },
   ledger: { tracks: 'tracks', cost: 'boolean' },
   fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean', own: 'boolean' },
   fork_costs: { tracks: 'tracks', input_each: 'count', input_total: 'count' },
@@ -371,6 +374,10 @@ export function parseScenario(text: string, file: string): Scenario {
           case 'strings':
             if (!Array.isArray(v)) fail(fp, `expected an array of tool names, got ${typeName(v)}`);
             (v as unknown[]).forEach((s, j) => string(s, `${fp}[${j}]`, 'a tool name'));
+            break;
+          case 'texts':
+            if (!Array.isArray(v) || v.length < 2) fail(fp, `expected an array of at least two texts, in the order they must appear, got ${Array.isArray(v) ? `${v.length}` : typeName(v)}`);
+            (v as unknown[]).forEach((s, j) => nonEmpty(s, `${fp}[${j}]`, 'a text'));
             break;
           case 'names':
             if (!Array.isArray(v)) fail(fp, `expected an array of branch names, got ${typeName(v)}`);

@@ -119,8 +119,9 @@ export type ExpectationCheck =
   | { requests: { track: string; count?: number; min?: number; max?: number } }
   /** The tool names offered in every request of a track. */
   | { tools: { track: string; include?: string[]; exclude?: string[]; exactly?: string[] } }
-  /** Every request of a track had a system prompt that includes / excludes text. */
-  | { system: { track: string; includes?: string; excludes?: string } }
+  /** Every request of a track had a system prompt that includes / excludes text, or carries the
+   *  `in_order` texts each after the one before it. */
+  | { system: { track: string; includes?: string; excludes?: string; in_order?: string[] } }
   /** Every request of a track (at least two) sent byte-identical system text: rendered once, reused. */
   | { system_stable: { track: string } }
   /** No request was routed to this track (e.g. a nested sub-agent that must not start). */
@@ -140,9 +141,10 @@ export type ExpectationCheck =
   | { isolated: { track: string; from: string } }
   /** The messages of request number `request` (1-based) of a track: exactly `messages` of them / at
    *  most `max`; their text (prompts, assistant text, tool calls and results) contains the final
-   *  text of another track / a workspace file's setup content, or lacks a file's content. */
+   *  text of another track / a workspace file's setup content, or lacks a file's content; contains /
+   *  lacks a text; carries the `in_order` texts each after the one before it. */
   | { history: { track: string; request: number; messages?: number; max?: number; includes_track_text?: string;
-      includes_file?: string; excludes_file?: string } }
+      includes_file?: string; excludes_file?: string; includes?: string; excludes?: string; in_order?: string[] } }
   /** The agent's final `ledger:` line (chapter 8 on) equals the sum of the usage the mock
    *  reported to the listed tracks (default: every track). `cost: true`: the `cost:` line
    *  after it also equals that usage at the documented prices (uncached input ×1, 5-minute

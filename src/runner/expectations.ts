@@ -117,6 +117,21 @@ function unindented(text: string): string {
   return text.split('\n').map((line) => line.trimStart()).join('\n');
 }
 
+/**
+ * `in_order`: each text found after the end of the one before it. Undefined when they are all
+ * there in that order; otherwise what is missing, or out of place.
+ */
+function outOfOrder(text: string, parts: readonly string[]): string | undefined {
+  let at = 0;
+  for (const [i, part] of parts.entries()) {
+    const found = text.indexOf(part, at);
+    if (found >= 0) { at = found + part.length; continue; }
+    if (i > 0 && text.includes(part)) return `has "${short(part, 40)}" only before "${short(parts[i - 1]!, 40)}"`;
+    return `lacks "${short(part, 40)}"`;
+  }
+  return undefined;
+}
+
 /** true when the expectation holds; otherwise a one-line reason. */
 async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): Promise<string | true> {
   const { events } = seen;
@@ -181,6 +196,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     for (const req of reqs) {
       if (s.includes !== undefined && !req.system_text.includes(s.includes)) return `${s.track} system prompt lacks "${s.includes}"`;
       if (s.excludes !== undefined && req.system_text.includes(s.excludes)) return `${s.track} system prompt contains "${s.excludes}"`;
+      const order = s.in_order && outOfOrder(req.system_text, s.in_order);
+      if (order) return `${s.track} request #${req.seq}'s system prompt ${order}`;
     }
     return true;
   }
@@ -261,6 +278,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
       if (!want) return `track ${h.includes_track_text} never answered`;
       if (!unindented(text).includes(unindented(want.trim()))) return `${h.track} request #${h.request} does not carry ${h.includes_track_text}'s text "${short(want)}"`;
     }
+    if (h.includes !== undefined && !text.includes(h.includes)) return `${h.track} request #${h.request} does not carry "${short(h.includes)}"`;
+    if (h.excludes !== undefined && text.includes(h.excludes)) return `${h.track} request #${h.request} carries "${short(h.excludes)}"`;
+    const order = h.in_order && outOfOrder(text, h.in_order);
+    if (order) return `${h.track} request #${h.request} ${order}`;
     for (const [file, want] of [[h.includes_file, true], [h.excludes_file, false]] as const) {
       if (file === undefined) continue;
       const content = scenario.files?.[file];

@@ -16,8 +16,12 @@ import { trackChild } from './cleanup.ts';
 
 export interface TypeError { file: string; line: number; column: number; message: string }
 
-/** The compiler options of tsconfig.json, as flags: a file list on the command line cannot take a -p. */
-const OPTIONS = ['--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict',
+/**
+ * The compiler options of tsconfig.json, as flags: a file list on the command line cannot
+ * take a -p. The same options, so that a snapshot the project's type check passes is clean
+ * in an exercise folder too (test/typecheck.test.ts holds the two lists together).
+ */
+export const COMPILER_OPTIONS = ['--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict',
   '--allowImportingTsExtensions', '--erasableSyntaxOnly', '--verbatimModuleSyntax', '--resolveJsonModule',
   '--skipLibCheck', '--noFallthroughCasesInSwitch', '--types', 'node'];
 
@@ -34,7 +38,7 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
   const cache = path.join(root, 'node_modules', '.cache', 'subagents-check');
   mkdirSync(cache, { recursive: true });
   const info = path.join(cache, `${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.tsbuildinfo`);
-  const args = [tsc, '--ignoreConfig', '--noEmit', '--pretty', 'false', ...OPTIONS, '--incremental', '--tsBuildInfoFile', info, path.join(dir, 'main.ts')];
+  const args = [tsc, '--ignoreConfig', '--noEmit', '--pretty', 'false', ...COMPILER_OPTIONS, '--incremental', '--tsBuildInfoFile', info, path.join(dir, 'main.ts')];
   const output = await new Promise<string>((resolve, reject) => {
     // Its own process group (the compiler is a wrapper and a native binary), stopped with
     // the run if the run is interrupted (cleanup.ts).

@@ -123,24 +123,23 @@ function shortestLoop(graph: ReadonlyMap<string, readonly LocalImport[]>, start:
 }
 
 /**
- * Bottom-up reading order: each file after the files it imports. Only value imports
- * order the reading (a type is looked up, not run). Files are sorted by their level (0
- * for a file that imports none of the others, else one more than the highest level it
- * imports); files that import each other share one level, and among them, as among any
+ * Bottom-up reading order: each file after the files it imports, for code or for a type
+ * alike (a file's types say what its code handles, so they are read first). Files are
+ * sorted by their level (0 for a file that imports none of the others, else one more than
+ * the highest level it imports); files that import each other share one level, and among them, as among any
  * files of one level, the chapter that brought the file (`since`) goes first, then
  * fewer imports inside the group, then the name.
  */
 export function readingOrder(files: ReadonlyMap<string, string>, since: ReadonlyMap<string, number> = new Map()): string[] {
-  const values = new Map<string, LocalImport[]>();
-  for (const [name, imports] of importGraph(files)) values.set(name, imports.filter((i) => !i.typeOnly));
-  const groups = stronglyConnected(values);   // bottom-up: a group comes after every group it imports
+  const graph = importGraph(files);
+  const groups = stronglyConnected(graph);   // bottom-up: a group comes after every group it imports
   const groupOf = new Map<string, number>();
   groups.forEach((group, g) => { for (const name of group) groupOf.set(name, g); });
   const level: number[] = [];
   groups.forEach((group, g) => {
     let highest = -1;
     for (const name of group) {
-      for (const i of values.get(name) ?? []) {
+      for (const i of graph.get(name) ?? []) {
         const other = groupOf.get(i.to) as number;
         if (other !== g) highest = Math.max(highest, level[other] as number);
       }
@@ -149,7 +148,7 @@ export function readingOrder(files: ReadonlyMap<string, string>, since: Readonly
   });
   const key = (name: string): Array<number | string> => {
     const g = groupOf.get(name) as number;
-    const inside = (values.get(name) ?? []).filter((i) => groupOf.get(i.to) === g).length;
+    const inside = (graph.get(name) ?? []).filter((i) => groupOf.get(i.to) === g).length;
     return [level[g] as number, since.get(name) ?? 0, inside, name];
   };
   const compare = (a: string, b: string): number => {

@@ -6,6 +6,10 @@
 // `agentLoop` runs the loop for one configuration (model, system prompt, tools and the
 // message array: a LoopConfig, types.ts). It keeps nothing between prompts: the main
 // agent's conversation is the session's (session.ts).
+//
+// A feature that itself runs the loop (compaction does, for its summary) is called
+// through the config, set by the session, never imported: the loop cannot import a file
+// that imports it back, and the imports of every snapshot run one way.
 // A sub-agent (subagent.ts) is this same `agentLoop` with another configuration,
 // not a second implementation.
 
