@@ -65,7 +65,7 @@ export function takesForkPath(input: Record<string, unknown>, config: LoopConfig
   // Chapter 12's trigger still holds; `subagent_type: "fork"` forks too, with or without the
   // variable, but never for a coordinator (it has workerTools): it would coordinate, not execute.
   if (input.subagent_type === FORK_TYPE) return config.workerTools === undefined;
-  return config.forkEnabled === true && input.subagent_type === undefined;
+  return input.subagent_type === undefined && config.forkEnabled === true;   // chapter 12's, as before
 }
 
 /** The child's own text: the same boilerplate for every child, then its directive. */
@@ -289,15 +289,11 @@ async function startFork(input: Record<string, unknown>, parent: LoopConfig, bac
     if (--group.pending === 0) parent.terminal.write(forkCostReport(group.children));
   };
   if (background) return launch(parent, input, 'fork', config, run, ended);
-  try {
-    const report = await run();
-    return report.trim() === '' ? '(the fork finished without a report)' : report;
-  } catch (err) {
-    return `Fork failed: ${errorLine(err)}`;
-  } finally {
-    parent.ledger.absorb(config.ledger);
-    ended();
-  }
+  // Not in the background: the call waits, and a failure is the report, as in chapter 12.
+  const report = await run().catch((err: unknown) => `Fork failed: ${errorLine(err)}`);
+  parent.ledger.absorb(config.ledger);
+  ended();
+  return report.trim() === '' ? '(the fork finished without a report)' : report;
 }
 
 // A fork child carries the parent's whole history, so it is the first to outgrow the
