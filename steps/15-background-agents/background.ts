@@ -163,7 +163,15 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
     agent.status = status;
     parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text: notification(agent, status, scanReport(result).text, ledger) });
     agent.onEnd?.();
-  })();
+  })().catch((err: unknown) => {
+    // Only a step after the run itself can get here (the run's own failure is an outcome
+    // above). The agent still ends, as failed, and says so: a rejection nobody awaits would
+    // end the process, and an agent left "running" would keep the session waiting for ever.
+    if (agent.status === 'running') parent.limits.running--;
+    agent.status = 'failed';
+    const text = notification(agent, 'failed', scanReport(`Sub-agent failed: ${errorText(err)}`).text, agent.config.ledger);
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text });
+  });
 }
 
 /** An error as one line, as subagent.ts's describeError words it (this file imports nothing above it). */
