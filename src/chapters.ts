@@ -27,7 +27,7 @@ export const CHAPTERS: readonly Chapter[] = [
   { n: 13, slug: 'parallel-limits', title: 'Parallel sub-agents and limits', canNow: 'run sub-agents concurrently under concurrency and depth caps; scan reports; coordinator mode', written: true },
   { n: 14, slug: 'custom-agents', title: 'Custom agents and policy islands', canNow: 'load .claude/agents/*.md; run context: fork skills as isolated sub-agents', written: true },
   { n: 15, slug: 'background-agents', title: 'Background sub-agents', canNow: 'launch sub-agents in the background; reports arrive as notifications; continue or stop an agent by id', written: true },
-  { n: 16, slug: 'worktree-isolation', title: 'Worktree isolation', canNow: 'give a writing sub-agent its own git worktree and branch, kept only if it changed something', written: false },
+  { n: 16, slug: 'worktree-isolation', title: 'Worktree isolation', canNow: 'give a writing sub-agent its own git worktree and branch, kept only if it changed something', written: true },
 ];
 
 /** The chapters that exist as runnable snapshots, in order. */

@@ -89,6 +89,18 @@ writeFileSync(lingering, JSON.stringify({
   ] } },
 }));
 
+// A git workspace (chapter 16's kind) whose shell puts a worktree outside the run's temp
+// folder and then sits in a command: only the repository knows that worktree is there.
+const away = mkdtempSync(path.join(tmpdir(), 'cleanup-worktree-away-'));
+const outsideWorktree = path.join(scratch, 'outside-worktree.json');
+writeFileSync(outsideWorktree, JSON.stringify({
+  title: 'a worktree outside the temp folder', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
+  tracks: { main: { turns: [
+    { tool_calls: [{ name: 'run_shell', input: { command: `git worktree add -q -b away ${path.join(away, 'wt')} && sleep 3` } }] },
+    { text: 'done' },
+  ] } },
+}));
+
 describe.concurrent('interrupted runs leave nothing behind', () => {
   // Varying points of a run: as its workspace appears, then later and later. Chapter 13
   // waits on purpose (0.5 s per sub-agent answer); chapter 2 sits in a shell command.
@@ -100,6 +112,7 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
     ['chapter 12 demo, SIGINT at 100 ms', ['12'], 'SIGINT', 100],
     ['a shell command running in the background and one in the foreground, SIGTERM at 500 ms', ['2', '--scenario', lingering], 'SIGTERM', 500],
     ['--check of chapter 13 (bundled on the spot), SIGINT at 300 ms', ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
+    ['chapter 16 demo (two writers in git worktrees), SIGINT at 300 ms', ['16'], 'SIGINT', 300],
   ];
   for (const [name, args, signal, after] of cases) {
     it(name, async () => {
@@ -110,6 +123,13 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }, 60_000);
   }
+  it('a git workspace with a worktree git was told to put outside the temp folder, SIGTERM at 800 ms', async () => {
+    const r = await runIsolated(['2', '--scenario', outsideWorktree], { signal: 'SIGTERM', after: 800 });
+    expect(r.signal === null ? r.code : r.signal, r.stderr).toBe(143);
+    expect(r.left).toEqual([]);
+    expect(readdirSync(away)).toEqual([]);   // the repository's worktrees go at exit, wherever they are
+    expect(r.processes).toEqual([]);
+  }, 60_000);
 });
 
 describe('finished and crashed runs leave nothing behind', () => {
@@ -245,4 +265,4 @@ describe.runIf(linux)('stopProcessesIn', () => {
   });
 });
 
-afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
+afterAll(() => { rmSync(scratch, { recursive: true, force: true }); rmSync(away, { recursive: true, force: true }); });

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createWorktree, finishWorktree } from '../src/agent/worktree.ts';
+import { createWorktree, finishWorktree } from '../steps/16-worktree-isolation/worktree.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -28,6 +28,9 @@ function repo(commit = true): { base: string; repo: string } {
   const dir = path.join(base, 'repo');
   mkdirSync(path.join(dir, 'src'), { recursive: true });
   git(base, 'init', '-q', '-b', 'main', dir);
+  // The repository's own identity: what the commit of a kept worktree's leftovers is made as.
+  git(dir, 'config', 'user.name', 'Test');
+  git(dir, 'config', 'user.email', 'test@example.com');
   writeFileSync(path.join(dir, 'a.txt'), 'one\n');
   writeFileSync(path.join(dir, 'src', 'b.txt'), 'two\n');
   if (commit) {
@@ -64,9 +67,9 @@ it('an unchanged worktree is removed with its branch, and the folder that held i
 });
 
 for (const [what, change, expected] of [
-  ['an edited tracked file', (d: string) => writeFileSync(path.join(d, 'a.txt'), 'changed\n'), /not committed: a\.txt$/],
-  ['a new untracked file in a new folder', (d: string) => { mkdirSync(path.join(d, 'new')); writeFileSync(path.join(d, 'new', 'c.txt'), 'x'); }, /not committed: new\/c\.txt$/],
-  ['a deleted file', (d: string) => rmSync(path.join(d, 'src', 'b.txt')), /not committed: src\/b\.txt$/],
+  ['an edited tracked file', (d: string) => writeFileSync(path.join(d, 'a.txt'), 'changed\n'), /: 1 commit on top of [0-9a-f]{7}, the last made when it finished, of what it left uncommitted: a\.txt$/],
+  ['a new untracked file in a new folder', (d: string) => { mkdirSync(path.join(d, 'new')); writeFileSync(path.join(d, 'new', 'c.txt'), 'x'); }, /left uncommitted: new\/c\.txt$/],
+  ['a deleted file', (d: string) => rmSync(path.join(d, 'src', 'b.txt')), /left uncommitted: src\/b\.txt$/],
   ['a commit', (d: string) => { writeFileSync(path.join(d, 'a.txt'), 'committed\n'); git(d, 'commit', '-q', '-am', 'edit'); }, /: 1 commit on top of [0-9a-f]{7}$/],
 ] as const) {
   it(`a worktree with ${what} is kept, and the parent is told where and on which branch`, async () => {
@@ -78,8 +81,29 @@ for (const [what, change, expected] of [
     expect(report).toMatch(expected);
     expect(existsSync(wt.dir)).toBe(true);
     expect(branches(dir)).toEqual(['agent-1', 'main']);
+    // Everything is on the branch now: the worktree is clean, and main can merge it.
+    expect(git(wt.dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'diff', '--name-only', 'main', 'agent-1')).not.toBe('');
   });
 }
+
+it('when the leftovers cannot be committed (no git identity, say), the worktree keeps them, staged, and the parent is told', async () => {
+  const { repo: dir } = repo();
+  const wt = await createWorktree(dir, 'agent-1');
+  writeFileSync(path.join(wt.dir, 'a.txt'), 'changed\n');
+  git(dir, 'config', 'user.useConfigOnly', 'true');
+  git(dir, 'config', '--unset', 'user.email');
+  const saved = { HOME: process.env.HOME, EMAIL: process.env.EMAIL };
+  process.env.HOME = path.dirname(dir);   // no ~/.gitconfig to find an email in
+  delete process.env.EMAIL;
+  try {
+    const report = await finishWorktree(wt);
+    expect(report).toMatch(/^Its changes are kept in the worktree .*, on branch agent-1: not committed, since git commit failed \(.+\): a\.txt$/);
+    expect(git(wt.dir, 'status', '--porcelain')).toBe('M  a.txt');
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  }
+});
 
 it('a file only .gitignore covers does not keep a worktree', async () => {
   const { repo: dir } = repo(false);

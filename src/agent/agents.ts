@@ -12,6 +12,9 @@
 //   permissionMode: default              (optional; default, acceptEdits, plan, bypassPermissions)
 //   skills: [style-guide]                (optional; skills it starts with, in full)
 //   maxTurns: 8                          (optional; model calls before it must stop)
+//> 16 agents-header-isolation
+//   isolation: worktree                  (optional; always in a git worktree of its own: worktree.ts)
+//<
 //   ---
 //   You are a code reviewer. ...         (the body: its system prompt)
 //
@@ -26,7 +29,12 @@
 // A real Claude Code agent file loads as it is. Its model aliases (sonnet, opus, haiku) become
 // ids from models.ts; its tool names (Read, Grep, Bash, …) become this series' (read_file,
 // grep_search, run_shell, …); each field Claude Code has and this series does not use
+//> 14-15 agents-header-no-effect
 // (effort, memory, hooks, background, isolation, color, initialPrompt, mcpServers) costs one
+//<
+//> 16 agents-header-no-effect-16
+// (effort, memory, hooks, background, color, initialPrompt, mcpServers) costs one
+//<
 // note on the terminal, not the agent. A field neither knows is still reported like a typo.
 // Not here: agents passed on the command line (--agents).
 
@@ -37,7 +45,12 @@ import { parseFrontmatter, type Fields } from './skills.ts';
 import { MODEL_ALIASES } from './models.ts';
 import { AGENT_TOOL_NAME, BASE_TOOLS } from './tools.ts';
 
+//> 14-15 fields
 const FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills', 'maxTurns'];
+//<
+//> 16 fields-isolation
+const FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'skills', 'maxTurns', 'isolation'];
+//<
 const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
 // Every tool an agent file may list: the base tools and the agent tool.
 const TOOL_NAMES = [...BASE_TOOLS.map((t) => t.spec.name), AGENT_TOOL_NAME];
@@ -53,7 +66,9 @@ const NO_EFFECT: Readonly<Record<string, string>> = {
   memory: 'Claude Code gives this agent a memory folder that persists across sessions; this series keeps none',
   hooks: "Claude Code runs these hooks around this agent's tool calls; this series has no hooks",
   background: 'Claude Code runs this agent as a background task; here an agent call waits for its report',
+  //> 14-15 no-effect-isolation
   isolation: 'Claude Code runs this agent in a temporary git worktree; here it works in the workspace itself',
+  //<
   color: "Claude Code shows this agent's name in that colour; this series prints no colours per agent",
   initialPrompt: 'Claude Code sends it first when this agent is the main agent (--agent); this series never runs an agent file as the main agent',
   mcpServers: 'Claude Code connects these MCP servers for this agent; this series has no MCP',
@@ -157,6 +172,10 @@ export function parseAgent(text: string): { name: string; type: AgentType; notes
   if (turns !== undefined && !(/^\d+$/.test(turns) && Number(turns) >= 1)) {
     throw new FieldError('maxTurns', `"${turns}" is not a whole number ≥ 1`);
   }
+  //> 16 parse-isolation
+  const isolation = one(fields, 'isolation');
+  if (isolation !== undefined && isolation !== 'worktree') throw new FieldError('isolation', `"${isolation}" is not worktree (the one isolation there is)`);
+  //<
   if (body === '') throw new FieldError('body', 'empty: the body is the system prompt');
   return {
     name,
@@ -170,6 +189,9 @@ export function parseAgent(text: string): { name: string; type: AgentType; notes
       permissionMode: mode as PermissionMode | undefined,
       skills: many(fields, 'skills') ?? [],
       maxTurns: turns === undefined ? undefined : Number(turns),
+      //> 16 parse-isolation-field
+      isolation: isolation === 'worktree' ? 'worktree' : undefined,
+      //<
     },
     notes,
   };

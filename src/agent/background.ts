@@ -23,13 +23,23 @@
 // wait for their reports: it has no turn boundary at which a notification could reach it.
 //
 // This file knows nothing of the loop: a launcher hands it a `run` function and the
+//> 15-15 background-header-where
 // child's config, and it only keeps the books. Not here: where a child works (every
 // child shares the session's workspace).
+//<
+//> 16 background-header-worktree
+// child's config, and it only keeps the books. A child in a worktree of its own (chapter 16)
+// has it finished when a run ends, before the run counts as over; the notification says what
+// became of it, after the report.
+//<
 
 import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
+//> 16 background-import-worktree
+import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
+//<
 
 export const SEND_MESSAGE = 'send_message';
 export const STOP_AGENT = 'stop_agent';
@@ -44,6 +54,9 @@ export interface ChildConfig {
   messages: Anthropic.MessageParam[];   // its own context: kept, so send_message can continue it
   ledger: Ledger;                       // this run's usage; a new one for each run
   signal?: AbortSignal;                 // stop_agent aborts it; the loop checks it at each step
+  //> 16 child-config-worktree
+  worktree?: Worktree;                  // an isolated child's own checkout (worktree.ts)
+  //<
 }
 
 /** What this file needs of the main agent's config. */
@@ -157,13 +170,23 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
       result = status === 'stopped' ? `(stopped by ${STOP_AGENT} before it finished: no report)` : `Sub-agent failed: ${errorText(err)}`;
     }
     //<
+    //> 16 run-finish-worktree
+    // Before the run counts as over: the session must not see it done while git is still at work.
+    const wt = agent.config.worktree;
+    const worktree = wt ? (await finishWorktree(wt)) ?? worktreeRemoved(wt) : undefined;
+    //<
     parent.limits.running--;
     const ledger = agent.config.ledger;
     parent.ledger.absorb(ledger);
     parent.terminal.write(`  ⎿ ${agent.kind} sub-agent "${agent.label}" (${agent.id}, ${status}): ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +
       `${ledger.input + ledger.cacheRead + ledger.cacheWrite} input / ${ledger.output} output tokens\n`);
     agent.status = status;
+    //> 15-15 queue-notification
     parent.background!.queue.push(notification(agent, status, scanReport(result).text, ledger));
+    //<
+    //> 16 queue-notification-worktree
+    parent.background!.queue.push(notification(agent, status, scanReport(result).text, ledger, worktree));
+    //<
   })();
 }
 
@@ -174,8 +197,17 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+//> 15-15 notification-signature
 /** The notification for one finished run: id, the call it answers, status, result, usage. */
 export function notification(agent: BackgroundAgent, status: AgentStatus, result: string, ledger: Ledger): string {
+//<
+//> 16 notification-signature-worktree
+/**
+ * The notification for one finished run: id, the call it answers, status, result, usage, and
+ * for an isolated child what became of its worktree: outside <result>, in this series' words.
+ */
+export function notification(agent: BackgroundAgent, status: AgentStatus, result: string, ledger: Ledger, worktree?: string): string {
+//<
   //> 15 notification
   const input = ledger.input + ledger.cacheWrite + ledger.cacheRead;
   return [
@@ -185,6 +217,9 @@ export function notification(agent: BackgroundAgent, status: AgentStatus, result
     `<status>${status}</status>`,
     `<summary>${agent.kind} agent "${agent.label}" ${status}</summary>`,
     `<result>\n${result}\n</result>`,
+    //> 16 notification-worktree
+    ...(worktree === undefined ? [] : [`<worktree>${worktree}</worktree>`]),
+    //<
     `<usage>input_tokens: ${input}, output_tokens: ${ledger.output}, requests: ${ledger.calls}</usage>`,
     `</${NOTIFICATION_TAG}>`,
   ].join('\n');
@@ -241,6 +276,10 @@ export const sendMessageTool = {
     if (agent.status === 'running') {
       throw new Error(`${agent.id} is still running: its report arrives as a notification when it finishes. Wait for it; do not guess what it will say.`);
     }
+    //> 16 send-message-worktree-gone
+    // Claude Code has the same gap: an unchanged worktree is gone before a resume (issue #50889).
+    if (agent.config.worktree?.removed) throw new Error(`${agent.id} changed nothing, so its worktree and branch were removed when it finished: start a new agent for more work`);
+    //<
     if (config.limits.running >= config.limits.maxConcurrent) throw new Error(`Concurrent subagent limit reached: ${agent.id} cannot continue while ${config.limits.running} sub-agents run.`);
     agent.config.messages.push({ role: 'user', content: input.message });
     agent.toolUseId = callIdOf(input, config);

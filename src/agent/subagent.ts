@@ -40,6 +40,9 @@ import { withMode, withSkills } from './agents.ts';
 //> 15 subagent-import-background
 import { BACKGROUND_TOOLS, launch } from './background.ts';
 //<
+//> 16 subagent-import-worktree
+import { createWorktree, finishWorktree, worktreeRemoved, worktreeSection } from './worktree.ts';
+//<
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];
 
@@ -99,6 +102,9 @@ function agentToolSpec(types: Record<string, AgentType>): Tool['spec'] {
         prompt: { type: 'string', description: 'The complete task for the sub-agent' },
         subagent_type: { type: 'string', enum: Object.keys(types), description: 'Default: general' },
         model: { type: 'string', description: 'Optional model id for the sub-agent' },
+        //> 16 agent-tool-isolation
+        isolation: { type: 'string', enum: ['worktree'], description: 'worktree: the sub-agent works in a git worktree of its own, on a new branch; kept only if it changes something' },
+        //<
       },
       required: ['description', 'prompt'],
     },
@@ -114,11 +120,21 @@ export const agentTool: Tool = {
   // Every report, whatever kind of sub-agent wrote it, is scanned before the parent's model reads it.
   run: async (input, config) => scanReport(await runSubagent(input, config)).text,
   //<
-  //> 15 agent-tool-run-background
+  //> 15-15 agent-tool-run-background
   // The main agent's calls run in the background (background.ts): the result is a launch
   // notice, and the report, scanned, comes later as a notification. A sub-agent's calls wait,
   // and every report they get back is scanned before the parent's model reads it.
   run: async (input, config) => (config.background ? runSubagent(input, config, true) : scanReport(await runSubagent(input, config)).text),
+  //<
+  //> 16 agent-tool-run-worktree
+  // As in chapter 15; and what became of an isolated sub-agent's worktree comes after the
+  // scanned report, in this series' own words, where no report can forge it.
+  run: async (input, config) => {
+    if (config.background) return runSubagent(input, config, true);
+    const notes: string[] = [];
+    const report = scanReport(await runSubagent(input, config, false, notes)).text;
+    return [report, ...notes].join('\n\n');
+  },
   //<
 };
 //> 14 agent-tool-for
@@ -225,13 +241,25 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
 /** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
 //<
-//> 15 run-subagent-signature-background
+//> 15-15 run-subagent-signature-background
 /**
  * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
  * `background`: the main agent's call. It returns the launch notice at once (background.ts).
  */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false): Promise<string> {
 //<
+//> 16 run-subagent-signature-worktree
+/**
+ * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
+ * `background`: the main agent's call. It returns the launch notice at once (background.ts).
+ * `notes`: where an isolated sub-agent's worktree ended up, for the caller to add after the report.
+ */
+export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false, notes: string[] = []): Promise<string> {
+//<
+  //> 16 fork-no-isolation
+  // A fork child shares its parent's bytes and its workspace; isolation is for a named type.
+  if (input.isolation !== undefined && takesForkPath(input, parent)) throw new Error('isolation needs a subagent_type: a fork child works in its parent\'s workspace');
+  //<
   //> 12 fork-dispatch
   // No type named and forks on: the child inherits the conversation instead (fork.ts).
   if (takesForkPath(input, parent)) return runForkCall(input, parent);
@@ -302,6 +330,18 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     //<
   };
   //<
+  //> 16 subagent-worktree
+  //! hint: When input.isolation (or the type's own isolation) is "worktree": createWorktree from the
+  //! hint: parent's cwd on a branch named after the description, keep it in config.worktree, and point
+  //! hint: config.cwd at its folder (tools, shell and the workspace check all follow config.cwd).
+  const isolation = input.isolation ?? type.isolation;
+  if (isolation !== undefined && isolation !== 'worktree') throw new Error(`isolation must be "worktree" or left out, not ${JSON.stringify(isolation)}`);
+  if (isolation === 'worktree') {
+    config.worktree = await createWorktree(parent.cwd, branchFor(typeof input.description === 'string' ? input.description : typeName));
+    config.cwd = config.worktree.cwd;   // its tools, its shell, its workspace at the gate: that folder
+    config.system = `${config.system}\n\n${worktreeSection(config.worktree)}`;
+  }
+  //<
   //> 15 subagent-launch
   // The main agent's call: registered and started, and the call returns at once.
   if (background) return launch(parent, input, typeName, config, () => agentLoop(config));
@@ -315,6 +355,10 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     // An API error or a runaway loop is news for the parent's model, not a crash.
     return `Sub-agent failed: ${errorLine(err)}`;
   } finally {
+    //> 16 subagent-finish-worktree
+    // Done, or failed: an unchanged worktree goes; a changed one stays, and the caller is told where.
+    if (config.worktree) notes.push((await finishWorktree(config.worktree)) ?? worktreeRemoved(config.worktree));
+    //<
     // Its spending is the parent's spending: roll it up, then let everything else go.
     parent.ledger.absorb(config.ledger);
     parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +
@@ -323,4 +367,12 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //<
   //<
 }
+//> 16 branch-for
+
+/** A branch name from a call's description: "Set the port" becomes agent-set-the-port. */
+function branchFor(description: string): string {
+  const slug = description.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return `agent-${slug || 'task'}`;
+}
+//<
 //<

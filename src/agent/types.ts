@@ -9,6 +9,9 @@ import type { Ledger } from './ledger.ts';
 //> 15 types-import-background
 import type { Background } from './background.ts';
 //<
+//> 16 types-import-worktree
+import type { Worktree } from './worktree.ts';
+//<
 
 /** Where the agent prints what a user would see. */
 export interface Terminal {
@@ -90,6 +93,9 @@ export interface LoopConfig {
   background?: Background;  // the main agent's: its background agents by id, and their notifications
   signal?: AbortSignal;     // a background agent's: stop_agent aborts it
   //<
+  //> 16 config-worktree
+  worktree?: Worktree;      // an isolated sub-agent's own checkout (worktree.ts): its cwd is in there
+  //<
 }
 //> 3 prompt-parts
 
@@ -168,6 +174,9 @@ export interface AgentType {
   skills?: string[];                 // skills whose full text it starts with
   maxTurns?: number;                 // model calls before it must stop (default 20)
   source?: string;                   // the file that defined it
+  //<
+  //> 16 agent-type-isolation
+  isolation?: 'worktree';            // always in a git worktree of its own, whatever the call says
   //<
 }
 //<

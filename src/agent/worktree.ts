@@ -2,7 +2,10 @@
 // Worktree isolation: a sub-agent that writes gets its own checkout of the repository, a
 // `git worktree` on a new branch made from HEAD, so two writers never touch the same files.
 // When it is done, a worktree it left as it found it goes, with its branch; one it changed
-// stays, and the parent is told where it is and on which branch, to merge or to drop.
+// stays, and the parent is told where it is and on which branch, to merge or to drop. What
+// the sub-agent left uncommitted is committed on its branch first: `git merge` sees commits
+// only, so the branch alone then carries the work (this series' own step: Claude Code
+// leaves a kept worktree as the sub-agent left it).
 //
 // Where: beside the repository, in `<repo>.worktrees/<name>`, outside the workspace. The
 // workspace check (permissions.ts) then keeps the two apart both ways: the child's tools
@@ -20,7 +23,7 @@ import { existsSync } from 'node:fs';
 import { realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 
-/** One sub-agent's checkout. */
+/** An isolated sub-agent's checkout of the repository. */
 export interface Worktree {
   repo: string;     // the repository's top folder (where the parent works, or above it)
   dir: string;      // the worktree's folder
@@ -28,6 +31,7 @@ export interface Worktree {
   base: string;     // the commit it started from: the repository's HEAD at that moment
   cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
   shown: string;    // dir as the parent's model should see it: relative to the parent's folder
+  removed?: boolean; // finished unchanged: the folder and the branch are gone
 }
 
 interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
@@ -45,14 +49,15 @@ function git(args: string[], cwd: string): Promise<Git> {
 
 /**
  * git's worktree commands read each other's bookkeeping in .git/worktrees: started at the
- * same moment, one of them can fail half-way (seen with git 2.39 and eight at once). So
- * every change this file makes to a repository waits for the one before it. A few
- * milliseconds each; the sub-agents themselves still run at the same time.
+ * same moment, one of them can fail half-way (seen with git 2.39 and eight at once). So every
+ * call of this file waits for the one before it, in the order the calls were made: two
+ * writers started in one turn get their worktrees (and their agent ids) in call order, every
+ * run. A few milliseconds each; the sub-agents themselves still run at the same time.
  */
-const queues = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(repo: string, job: () => Promise<T>): Promise<T> {
-  const run = (queues.get(repo) ?? Promise.resolve()).then(job, job);
-  queues.set(repo, run.catch(() => undefined));
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
+  const run = queue.then(job, job);
+  queue = run.catch(() => undefined);
   return run;
 }
 
@@ -61,7 +66,11 @@ function oneAtATime<T>(repo: string, job: () => Promise<T>): Promise<T> {
  * taken) made from HEAD. Throws one line when `cwd` is in no repository, the repository has
  * no commit yet, or git refuses; whatever it had made by then is gone again.
  */
-export async function createWorktree(cwd: string, name: string): Promise<Worktree> {
+export function createWorktree(cwd: string, name: string): Promise<Worktree> {
+  return oneAtATime(() => makeWorktree(cwd, name));
+}
+
+async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //> 16 create-worktree
   //! hint: Find the repository's top folder and HEAD (git rev-parse --show-toplevel HEAD); refuse
   //! hint: outside a repository or before the first commit. Then `git branch NAME HEAD` and
@@ -71,49 +80,48 @@ export async function createWorktree(cwd: string, name: string): Promise<Worktre
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
   if (!found.ok && !top) throw new Error(`isolation "worktree" needs a git repository, and ${cwd} is not in one`);
   if (!found.ok || !base) throw new Error(`isolation "worktree" branches from HEAD, and the repository ${top} has no commit yet`);
-  return oneAtATime(top!, async () => {
-    for (let n = 1; n <= 20; n++) {
-      const branch = n === 1 ? name : `${name}-${n}`;
-      const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
-      if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
-      const made = await git(['branch', branch, base!], top!);
-      if (!made.ok) {
-        const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);
-        if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
-        throw new Error(`git could not make the branch ${branch}: ${made.err}`);
-      }
-      const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);
-      if (!added.ok) {
-        // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
-        await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-        await removeEmpty(path.dirname(dir));
-        await git(['worktree', 'prune'], top!);
-        await git(['branch', '-D', branch], top!);
-        throw new Error(`git worktree add failed: ${added.err}`);
-      }
-      // The parent may work in a subfolder of the repository: the child works in the same one.
-      // (git gives the top folder with symbolic links resolved: compare like with like.)
-      const here = await realpath(cwd);
-      return { repo: top!, dir, branch, base: base!, cwd: path.join(dir, path.relative(top!, here)), shown: path.relative(here, dir) };
+  for (let n = 1; n <= 20; n++) {
+    const branch = n === 1 ? name : `${name}-${n}`;
+    const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
+    if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
+    const made = await git(['branch', branch, base!], top!);
+    if (!made.ok) {
+      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);
+      if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
+      throw new Error(`git could not make the branch ${branch}: ${made.err}`);
     }
-    throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
-  });
+    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);
+    if (!added.ok) {
+      // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await removeEmpty(path.dirname(dir));
+      await git(['worktree', 'prune'], top!);
+      await git(['branch', '-D', branch], top!);
+      throw new Error(`git worktree add failed: ${added.err}`);
+    }
+    // The parent may work in a subfolder of the repository: the child works in the same one.
+    // (git gives the top folder with symbolic links resolved: compare like with like.)
+    const here = await realpath(cwd);
+    return { repo: top!, dir, branch, base: base!, cwd: path.join(dir, path.relative(top!, here)), shown: path.relative(here, dir) };
+  }
+  throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
   //<
 }
 
 /**
  * The sub-agent is done (or failed): what became of its worktree. Unchanged (HEAD still the
- * base commit, no change to a tracked file, no new file): removed with its branch, and the
- * result is undefined. Changed, or if that cannot be told: kept, and the result is one line
- * for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
+ * base commit, no change to a tracked file, no new file): removed with its branch, marked
+ * `removed`, and the result is undefined. Changed, or if that cannot be told: kept, and the
+ * result is one line for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
  * do not count as changes: a build output alone does not keep a worktree.
  */
-export async function finishWorktree(wt: Worktree): Promise<string | undefined> {
-  return oneAtATime(wt.repo, async () => {
+export function finishWorktree(wt: Worktree): Promise<string | undefined> {
+  return oneAtATime(async () => {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
     //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`
-    //! hint: and `git branch -D`, return undefined. Changed: keep both, return where they are.
+    //! hint: and `git branch -D`, return undefined. Changed: commit what is uncommitted (commitLeftovers),
+    //! hint: keep both, and return where they are.
     const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${status.err})`;
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
@@ -122,18 +130,45 @@ export async function finishWorktree(wt: Worktree): Promise<string | undefined> 
       await git(['worktree', 'remove', '--force', wt.dir], wt.repo);
       await git(['branch', '-D', wt.branch], wt.repo);
       await removeEmpty(path.dirname(wt.dir));
+      wt.removed = true;
       return undefined;
     }
-    const what: string[] = [];
-    if (head !== wt.base) {
-      const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
-      const n = Number(count.out);
-      what.push(count.ok ? `${n} commit${n === 1 ? '' : 's'} on top of ${wt.base.slice(0, 7)}` : `HEAD moved from ${wt.base.slice(0, 7)}`);
+    if (files.length > 0) {
+      const committed = await commitLeftovers(wt);
+      if (!committed.ok) return `${kept(wt)}: not committed, since git commit failed (${committed.err}): ${list(files)}`;
     }
-    if (files.length > 0) what.push(`not committed: ${files.slice(0, 5).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`);
-    return `${kept(wt)}: ${what.join('; ')}`;
+    const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
+    const n = Number(count.out);
+    const commits = count.ok ? `${n} commit${n === 1 ? '' : 's'} on top of ${wt.base.slice(0, 7)}` : `its HEAD moved from ${wt.base.slice(0, 7)}`;
+    return `${kept(wt)}: ${commits}${files.length > 0 ? `, the last made when it finished, of what it left uncommitted: ${list(files)}` : ''}`;
     //<
   });
+}
+
+/** What a sub-agent in a worktree is told, after its own system prompt. */
+export function worktreeSection(wt: Worktree): string {
+  return `# Worktree\nYou work in a git worktree of your own, on the branch ${wt.branch}: a separate checkout of the repository, so nothing you change touches the main workspace. When you finish, what you changed is committed on your branch for the caller to merge; if you change nothing, the worktree and its branch are removed.`;
+}
+
+/** What the caller is told of a worktree that was removed (nothing had changed in it). */
+export function worktreeRemoved(wt: Worktree): string {
+  return `Its worktree changed nothing, so it and its branch ${wt.branch} are removed.`;
+}
+
+/**
+ * Commit everything the sub-agent left uncommitted, new files included, on its branch. No
+ * hooks and no signing: this is bookkeeping for the merge, not the user's own commit.
+ */
+async function commitLeftovers(wt: Worktree): Promise<Git> {
+  const added = await git(['add', '--all'], wt.dir);
+  if (!added.ok) return added;
+  const message = `What the sub-agent on ${wt.branch} left uncommitted`;
+  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir);
+}
+
+/** Up to five file names, and how many more. */
+function list(files: string[]): string {
+  return `${files.slice(0, 5).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`;
 }
 
 function kept(wt: Worktree): string {

@@ -1,0 +1,71 @@
+// GENERATED from src/agent/bin.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/bin.ts and run npm run gen.
+// Run the agent in a real terminal, against the real API:
+//
+//   ANTHROPIC_API_KEY=sk-... npx tsx steps/04-cli-sessions/bin.ts [flags] [prompt]
+//
+// It builds the host from this process (folder, home, environment, flags, stdout) and
+// hands it to runSession, the same entry the runner calls with a fake host. The runner
+// and the tests never load this file.
+
+import os from 'node:os';
+import readline from 'node:readline/promises';
+import chalk from 'chalk';
+import { runSession, DEFAULT_MODEL } from './main.ts';
+import type { AgentHost } from './types.ts';
+
+const argv = process.argv.slice(2);
+const wantsHelp = argv.includes('--help') || argv.includes('-h');
+if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
+  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
+  process.exit(1);
+}
+
+// One reader for everything typed: prompts and (from chapter 6) permission answers.
+// Two readers on one stdin would each see every line.
+const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+let closed = false;
+rl?.on('close', () => { closed = true; });
+
+/** One line typed by the user, or undefined once input is closed (Ctrl-D). */
+function readLine(prompt: string): Promise<string | undefined> {
+  if (!rl || closed) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    rl.once('close', () => resolve(undefined));
+    rl.question(prompt).then(resolve, () => resolve(undefined));
+  });
+}
+
+const host: AgentHost = {
+  cwd: process.cwd(),
+  home: os.homedir(),
+  apiKey: process.env.ANTHROPIC_API_KEY ?? '',
+  baseURL: process.env.ANTHROPIC_BASE_URL,
+  model: process.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL,
+  env: process.env,
+  argv,
+  terminal: { write: (text) => { process.stdout.write(text); } },
+  platform: process.platform,
+  // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
+  // calls that need a yes are refused; choose a --permission-mode for such runs.
+  ...(rl && {
+    ask: async (question) => {
+      const answer = await readLine(chalk.yellow(`\nAllow ${question.summary}? [y/N] `));
+      return /^y(es)?$/i.test(answer?.trim() ?? '');
+    },
+  }),
+};
+
+/** Lines typed at the prompt, one at a time, until /exit or Ctrl-D. */
+async function* typed(): AsyncGenerator<string> {
+  process.stdout.write(chalk.dim(`agent in ${host.cwd} · /clear for a new conversation · /exit to quit\n`));
+  while (true) {
+    const line = await readLine(chalk.bold.green('\nyou ▸ '));
+    if (line === undefined || line.trim() === '/exit') return;
+    yield line;
+  }
+}
+
+// A terminal gets the interactive prompt; -p, a pipe or a script gets one-shot mode.
+const oneShot = argv.includes('-p') || argv.includes('--print') || !process.stdin.isTTY;
+await runSession(oneShot ? [] : typed(), host);
+rl?.close();

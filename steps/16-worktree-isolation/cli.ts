@@ -1,0 +1,140 @@
+// GENERATED from src/agent/cli.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/cli.ts and run npm run gen.
+// The command line: the flags `runSession` reads from host.argv, and saved sessions
+// (the conversation as JSON on disk, so that `--resume` can continue it tomorrow).
+// Nothing here talks to the model or to a real terminal; bin.ts does the terminal.
+
+import minimist from 'minimist';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import { OUTPUT_STYLES } from './prompt.ts';
+import type { AgentHost, PermissionMode } from './types.ts';
+
+export interface Flags {
+  print: boolean;            // -p: answer once, print only the final answer, exit
+  resume?: string;           // a session id, or a path to a session file
+  sessionId?: string;        // the id a new session is saved under
+  model?: string;
+  outputStyle?: string;
+  permissionMode: string;    // stored with the session; chapter 6 enforces it
+  help: boolean;
+  prompt: string;            // words after the flags: a first prompt
+  coordinator: boolean;      // --coordinator: the main agent only delegates (coordinator.ts)
+}
+
+/** Claude Code's permission modes. Accepted and saved here; nothing enforces them before chapter 6. */
+const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
+
+export const HELP = `usage: agent [flags] [prompt]
+
+  -p, --print              answer the prompt, print only the final answer, exit
+  --resume ID|FILE         continue a saved session (.agent/sessions/ID.json, or a file)
+  --session-id ID          save a new session under this id (default: a random one)
+  --model MODEL            the model to use
+  --output-style NAME      ${Object.keys(OUTPUT_STYLES).join(', ')}
+  --permission-mode MODE   ${PERMISSION_MODES.join(', ')} (saved; enforced from chapter 6)
+  --coordinator            delegate only: the main agent's one tool is agent
+  -h, --help               this text
+
+Interactive: /clear starts a new conversation, /exit or Ctrl-D quits.
+`;
+
+/** Parse host.argv. A mistake throws one line that says what is wrong. */
+export function parseFlags(argv: string[]): Flags {
+  const args = minimist(argv, {
+    boolean: ['print', 'help', 'plan', 'coordinator'],
+    string: ['resume', 'session-id', 'model', 'output-style', 'permission-mode'],
+    alias: { p: 'print', h: 'help' },
+    unknown: (arg) => {
+      if (arg.startsWith('-')) throw new Error(`unknown flag ${arg} (see --help)`);
+      return true;   // a word of the prompt
+    },
+  });
+  const value = (name: string): string | undefined => {
+    const v = args[name] as string | undefined;
+    if (v === '') throw new Error(`--${name} needs a value`);
+    return v;
+  };
+  const flags: Flags = {
+    print: args.print === true,
+    resume: value('resume'),
+    sessionId: value('session-id'),
+    model: value('model'),
+    outputStyle: value('output-style'),
+    permissionMode: args.plan === true ? 'plan' : (value('permission-mode') ?? 'default'),   // --plan: --permission-mode plan
+    help: args.help === true,
+    prompt: args._.join(' '),
+    coordinator: args.coordinator === true,
+  };
+  if (flags.outputStyle !== undefined && !(flags.outputStyle in OUTPUT_STYLES)) {
+    throw new Error(`unknown output style "${flags.outputStyle}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);
+  }
+  if (!PERMISSION_MODES.includes(flags.permissionMode)) {
+    throw new Error(`unknown permission mode "${flags.permissionMode}" (known: ${PERMISSION_MODES.join(', ')})`);
+  }
+  if (flags.sessionId !== undefined && !/^[\w.-]+$/.test(flags.sessionId)) throw new Error('--session-id may use letters, digits, _ . - only');
+  return flags;
+}
+
+// ---------------------------------------------------------------------------
+// Saved sessions
+
+/** A session on disk: the messages (all the model ever sees of the past) and a few facts. */
+export interface SavedSession {
+  version: 1;
+  id: string;
+  model: string;
+  permissionMode: string;
+  created: string;
+  updated: string;
+  messages: Anthropic.MessageParam[];
+}
+
+export const SESSIONS_DIR = '.agent/sessions';
+
+/** `--resume abc` means .agent/sessions/abc.json; anything that looks like a path is a path. */
+export function sessionFile(cwd: string, idOrPath: string): string {
+  const isPath = idOrPath.endsWith('.json') || idOrPath.includes('/') || idOrPath.includes(path.sep);
+  return isPath ? path.resolve(cwd, idOrPath) : path.join(cwd, SESSIONS_DIR, `${idOrPath}.json`);
+}
+
+/** Read a saved session, or throw one line saying why not. Never writes. */
+export async function loadSession(file: string, cwd: string): Promise<SavedSession> {
+  const shown = path.relative(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new Error(`cannot resume: no session file ${shown}`);
+  }
+  let data: Partial<SavedSession>;
+  try {
+    data = JSON.parse(text) as Partial<SavedSession>;
+  } catch (err) {
+    throw new Error(`cannot resume: ${shown} is not valid JSON (${(err as Error).message}); the file was left as it is`);
+  }
+  const roles = Array.isArray(data.messages) && data.messages.every((m) => m?.role === 'user' || m?.role === 'assistant');
+  if (!roles || typeof data.id !== 'string') throw new Error(`cannot resume: ${shown} is not a saved session (it needs an id and a messages array)`);
+  return data as SavedSession;
+}
+
+/** Write the session. A temp file and a rename: a crash mid-write never leaves half a file. */
+export async function saveSession(file: string, session: SavedSession): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(`${file}.tmp`, JSON.stringify(session, null, 2) + '\n');
+  await rename(`${file}.tmp`, file);
+}
+
+/** One line for any error; for an API error, its status, type and the API's own message. */
+export function errorLine(err: unknown): string {
+  const api = (err as { status?: number; error?: { error?: { type?: string; message?: string } } } | null);
+  // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
+  if (api?.error?.error?.message) return `API error ${api.status ?? 'mid-stream'} (${api.error.error.type}): ${api.error.error.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The permission mode from the command line (--permission-mode), parsed where every other
+ *  flag is: the gate (permissions.ts) gets it from the session's config, never from argv. */
+export function permissionMode(host: AgentHost): PermissionMode {
+  return parseFlags(host.argv).permissionMode as PermissionMode;
+}

@@ -1,0 +1,38 @@
+// GENERATED from src/agent/coordinator.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/coordinator.ts and run npm run gen.
+// Coordinator mode (--coordinator): the main agent stops doing the work and only hands
+// it out. Its one tool is `agent`; its system prompt says it is the coordinator; the
+// sub-agents it starts have their usual tools and do the reading, editing and running.
+// A useful shape for long jobs: the coordinator's own context holds the plan and the
+// reports, never the 40 files a worker read on the way.
+//
+// Forks are off here, even with CLAUDE_CODE_FORK_SUBAGENT=1. A fork child starts from
+// its parent's exact bytes: this system prompt ("you are the coordinator, delegate") and
+// this tool list (only `agent`). It would read its directive as one more job to hand out
+// and orchestrate instead of executing, and with only `agent` to call it could not
+// execute anyway. So an agent call without a type takes the general sub-agent's path.
+//
+// Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
+// one); in this series a worker runs until it reports.
+
+import type { AgentHost, LoopConfig } from './types.ts';
+import { parseFlags } from './cli.ts';
+import { AGENT_TOOL_NAME } from './tools.ts';
+
+export const COORDINATOR_ROLE = [
+  '# Coordinator mode',
+  'You are the coordinator. You do not read, search or change files yourself: your only tool is `agent`.',
+  'Split the task into self-contained pieces, hand each to a sub-agent (several calls in one turn run at the same time),',
+  'then combine their reports into the answer. Each sub-agent sees only the prompt you write: make it complete.',
+].join('\n');
+
+export function isCoordinator(host: AgentHost): boolean {
+  return parseFlags(host.argv).coordinator;
+}
+
+/** The main agent's config, turned into a coordinator's: the agent tool only, the role, no forks. */
+export function becomeCoordinator(config: LoopConfig): void {
+  config.workerTools = config.tools;   // what its sub-agents choose from, as before
+  config.tools = config.tools.filter((t) => t.spec.name === AGENT_TOOL_NAME);
+  config.system = `${config.system}\n\n${COORDINATOR_ROLE}`;
+  config.forkEnabled = false;   // a forked coordinator would coordinate, not execute (see above)
+}

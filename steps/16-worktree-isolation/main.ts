@@ -1,0 +1,109 @@
+// GENERATED from src/agent/main.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/main.ts and run npm run gen.
+// The front door of every chapter: what a terminal, the demo runner or a test calls to
+// start the agent. It holds no agent logic; it hands the outside world (a workspace,
+// an API key, a place to print) to a session (session.ts) and sends it the prompts.
+//
+// Its shape stays the same from chapter 1 to the last, runSession(prompts, host) with
+// the host types of types.ts, so the same runner can drive every chapter's snapshot.
+
+import Anthropic from '@anthropic-ai/sdk';
+import type { AgentHost } from './types.ts';
+import { Session } from './session.ts';
+import { gatherPromptParts } from './prompt.ts';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { parseFlags, HELP, sessionFile, loadSession, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
+
+/** The model used when nobody names one. The one place it is written down. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+
+/** One session: each prompt is sent in turn, as if the user typed it. `prompts` is a list
+ *  (the runner, a test) or typed lines as they come (bin.ts's interactive prompt). */
+export async function runSession(prompts: string[] | AsyncIterable<string>, host: AgentHost): Promise<void> {
+  let flags: Flags;
+  let saved: SavedSession | undefined;
+  try {
+    flags = parseFlags(host.argv);
+    if (flags.resume !== undefined) saved = await loadSession(sessionFile(host.cwd, flags.resume), host.cwd);
+  } catch (err) {
+    host.terminal.write(`✖ ${errorLine(err)}\n`);
+    return;
+  }
+  if (flags.help) return host.terminal.write(HELP);
+  const out = host.terminal;
+  // Flags win over the environment: fold them into the host that the rest of the code reads.
+  host = {
+    ...host,
+    model: flags.model ?? host.model,
+    env: { ...host.env, OUTPUT_STYLE: flags.outputStyle ?? host.env.OUTPUT_STYLE },
+    terminal: flags.print ? { write: () => {} } : host.terminal,   // -p: only the final answer is printed
+    // -p runs without a terminal to answer in: nobody can be asked, so a call that needs a
+    // yes is refused with a reason. That includes a fork child's prompts, which bubble up here.
+    ask: flags.print ? undefined : host.ask,
+  };
+  // The SDK as it ships: only the base URL changes when a mock stands in for the API.
+  const client = new Anthropic({ apiKey: host.apiKey, baseURL: host.baseURL });
+  // The prompt's parts are read now, at session start, and never again in this session.
+  const session = new Session(client, host, await gatherPromptParts(host));
+  let id = saved?.id ?? flags.sessionId ?? randomUUID();
+  let file = sessionFile(host.cwd, flags.resume ?? id);
+  if (saved) {
+    session.config.messages.push(...saved.messages);   // the model sees the old conversation again
+    out.write(`(resumed session ${saved.id}: ${saved.messages.length} messages)\n`);
+  }
+  const created = saved?.created ?? new Date().toISOString();
+  let savedTo: string | undefined;   // nothing to resume until a prompt got its answer
+  for await (const prompt of withFirst(flags.prompt, prompts)) {
+    if (prompt.trim() === '') continue;
+    if (prompt.trim() === '/clear') {
+      // A new conversation: new id, new file; the old file stays for --resume.
+      session.config.messages.length = 0;
+      id = randomUUID();
+      file = sessionFile(host.cwd, id);
+      out.write('(new conversation)\n');
+      continue;
+    }
+    if (Array.isArray(prompts)) host.terminal.write(`\n> ${prompt}\n`);   // a typed prompt is already on screen
+    const before = [...session.config.messages];
+    try {
+      let answer = await session.send(prompt);   // the loop prints the model's text as it arrives
+      // -p prints one answer: the main agent's last, once its background agents have reported.
+      if (flags.print) answer = (await session.settle()) ?? answer;
+      if (flags.print) out.write(`${answer}\n`);
+    } catch (err) {
+      // One failed prompt does not end the session: say why, and take the prompt back, so
+      // the conversation (and the file) never ends on a question with no answer.
+      session.config.messages.splice(0, session.config.messages.length, ...before);
+      out.write(`✖ ${errorLine(err)}\n`);
+    }
+    if (session.config.messages.length > 0 || saved) {
+      await saveSession(file, {
+        version: 1, id, model: host.model, permissionMode: flags.permissionMode,
+        created, updated: new Date().toISOString(), messages: session.config.messages,
+      });
+      savedTo = file;
+    }
+    if (flags.print) break;   // one-shot
+  }
+  // No prompt is left, but background agents may still run: the session does not end on them.
+  // It waits, and wakes the main agent with their notifications (agent.ts, settle).
+  try {
+    await session.settle();
+  } catch (err) {
+    out.write(`✖ ${errorLine(err)}\n`);
+  }
+  if (savedTo) {
+    await saveSession(savedTo, {
+      version: 1, id, model: host.model, permissionMode: flags.permissionMode,
+      created, updated: new Date().toISOString(), messages: session.config.messages,
+    });
+  }
+  if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
+  host.terminal.write(`\n${session.ledger.report()}\n`);
+}
+
+/** The prompt given on the command line (if any), then the others. */
+async function* withFirst(first: string, rest: string[] | AsyncIterable<string>): AsyncGenerator<string> {
+  if (first !== '') yield first;
+  yield* rest;
+}

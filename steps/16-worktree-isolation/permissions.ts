@@ -1,0 +1,127 @@
+// GENERATED from src/agent/permissions.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/permissions.ts and run npm run gen.
+// The permission gate: every tool call passes here before it runs. It answers one
+// question, "may this call run?", from three things: what the call would do (read,
+// edit, run a command), the session's mode, and, when the mode says so, a person.
+// A call the gate refuses never reaches the tool, so it has no side effect; the model
+// is told why, in an is_error tool_result, and can try something else.
+//
+// Two refusals come before any mode: a path outside the workspace, and a shell command
+// on the deny-list below. Not even bypassPermissions lets those through. "Outside" is
+// judged by where a path really leads on disk, symbolic links followed, not by its text.
+//
+// Who answers a question is injected (host.ask): a terminal in the CLI, scripted
+// answers in a scenario. Not here: allow/deny rules from settings files, and plan
+// mode's planning workflow (chapter 10 builds it on this gate).
+// A running skill's allowed-tools (skills.ts) are pre-approved here: a yes given in advance.
+
+import path from 'node:path';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import type { LoopConfig } from './types.ts';
+
+type Kind = 'read' | 'edit' | 'shell' | 'delegate';
+
+/** What each tool can do. A tool missing here is treated like the shell: the most it could do. */
+const KINDS: Record<string, Kind> = {
+  read_file: 'read', list_files: 'read', grep_search: 'read',
+  write_file: 'edit', edit_file: 'edit',
+  run_shell: 'shell',
+  agent: 'delegate',   // starting a sub-agent changes nothing; each of its calls comes through here
+  exit_plan_mode: 'delegate',   // changes nothing itself: it asks the user to approve the plan (plan.ts)
+  // They act on the session's own background agents; each call those agents make comes through here.
+  send_message: 'delegate', stop_agent: 'delegate',
+};
+
+/**
+ * Commands refused in every mode. A short list of the classic disasters, matched as text:
+ * a teaching deny-list, not a security boundary (quoting or a variable defeats a regex).
+ */
+export const DANGEROUS_COMMANDS: { pattern: RegExp; why: string }[] = [
+  { pattern: /\brm\s+(-\S+\s+)*(\/|~|\$HOME)\/?\*?(\s|;|&|\||$)/, why: 'it deletes the root or home folder' },
+  { pattern: /(^|[\s;&|(])sudo(\s|$)/, why: 'it runs a command as root' },
+  { pattern: /\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b/, why: 'it runs a downloaded script without reading it' },
+  { pattern: /\bgit\s+push\b.*\s(--force|-f)(\s|$)/, why: 'it rewrites the remote history (git push --force)' },
+  { pattern: /\bmkfs\b|\bdd\b[^;&|]*\bof=\/dev\//, why: 'it overwrites a disk' },
+  { pattern: /:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, why: 'it is a fork bomb' },
+];
+
+/** The outcome for one call: allowed, or refused with a reason the model will read. */
+export type Decision = { allow: true } | { allow: false; reason: string };
+
+/** Decide, asking a person if the mode says so. Never throws; the caller turns a refusal into a result. */
+export async function decide(tool: string, input: Record<string, unknown>, config: LoopConfig): Promise<Decision> {
+  const kind = KINDS[tool] ?? 'shell';
+  const outside = await outsideWorkspace(input, config.cwd);
+  if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
+  if (kind === 'shell' && typeof input.command === 'string') {
+    const hit = DANGEROUS_COMMANDS.find((d) => d.pattern.test(input.command as string));
+    if (hit) return { allow: false, reason: `this command is never allowed: ${hit.why}` };
+  }
+  const { mode, ask } = config.permissions;
+  if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };
+  if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
+  // A skill's allowed-tools answer "yes" in advance. After the two refusals above and plan
+  // mode: a skill can spare the user questions, never lift a refusal.
+  if (config.permissions.preApproved?.includes(tool)) return { allow: true };
+  if (mode === 'acceptEdits' && kind === 'edit') return { allow: true };
+  if (!ask) return { allow: false, reason: `${tool} needs the user's permission and nobody can be asked here` };
+  const yes = await ask({ tool, input, summary: summarise(tool, input) });
+  return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
+}
+
+/**
+ * The path argument, as the model wrote it, when it leads outside the workspace.
+ *
+ * The text alone is not enough. "src/../../etc" and "/etc" are outside by their text, but
+ * "notes/key" is inside by its text and may still be a symbolic link to ~/.ssh/id_rsa (a
+ * shell command made it: `ln -s ~/.ssh/id_rsa notes/key`), and a file tool follows links.
+ * So both sides are compared as the file system resolves them: the workspace's real path
+ * (it may sit below a link itself: /tmp is one on macOS) and the real path of what the
+ * call would touch.
+ */
+async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
+  const p = input.path;
+  if (typeof p !== 'string') return undefined;
+  // path.resolve first: the tools open exactly this string ("./a/../b" is "b"), so this is what to follow.
+  const opened = path.resolve(cwd, p);
+  if (leaves(cwd, opened)) return p;
+  const [root, target] = await Promise.all([realpath(cwd), whereItLeads(opened)]);
+  if (target === undefined) return `${p} (a chain of symbolic links that does not resolve)`;
+  return leaves(root, target) ? `${p} (through a symbolic link)` : undefined;
+}
+
+/** True when `target` is not `root` or below it. */
+function leaves(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+}
+
+/**
+ * Where a call on `p` really lands: its real path when it exists; for a file that does not
+ * exist yet, the real path of its folder plus its name (that is where write_file would
+ * create it); for a link that points at nothing yet, where the link points, since writing
+ * through it creates its target. undefined: too many links, or a link that cannot be read.
+ */
+async function whereItLeads(p: string, hops = 0): Promise<string | undefined> {
+  if (hops > 40) return undefined;   // the kernel gives up on a loop of links too (ELOOP)
+  try {
+    return await realpath(p);
+  } catch {
+    // Does not resolve: it does not exist, or it is (or passes through) a dangling link.
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return p;
+  const folder = await whereItLeads(parent, hops);
+  if (folder === undefined) return undefined;
+  const here = path.join(folder, path.basename(p));
+  const isLink = await lstat(here).then((s) => s.isSymbolicLink(), () => false);
+  if (!isLink) return here;   // nothing there yet: this is where it would be created
+  // Joined as text, not resolved: the kernel reads "a/../b" in a link's target through a.
+  const to = await readlink(here).catch(() => undefined);
+  return to === undefined ? undefined : whereItLeads(path.isAbsolute(to) ? to : `${folder}${path.sep}${to}`, hops + 1);
+}
+
+function summarise(tool: string, input: Record<string, unknown>): string {
+  if (typeof input.command === 'string') return `run: ${input.command}`;
+  if (typeof input.path === 'string') return `${tool === 'edit_file' ? 'edit' : 'write'} ${input.path}`;
+  return `${tool}(${JSON.stringify(input)})`;
+}

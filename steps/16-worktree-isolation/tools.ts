@@ -1,0 +1,171 @@
+// GENERATED from src/agent/tools.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/tools.ts and run npm run gen.
+// The tools the model may call, and the one function that runs a call. A tool is a
+// spec (what the model is told: name, description, JSON schema of the input) plus a
+// `run` function (what really happens).
+// Whether a call may run is not decided here: runTool asks the permission gate
+// (permissions.ts) first, and a refused call never reaches `run`.
+
+import { readFile } from 'node:fs/promises';
+import { writeFile, readdir, mkdir } from 'node:fs/promises';
+import { exec } from 'node:child_process';
+import path from 'node:path';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { LoopConfig, Tool } from './types.ts';
+import { decide } from './permissions.ts';
+
+/**
+ * Resolve a path the model gave against the workspace. It does not check: the permission
+ * gate (permissions.ts) has already refused a path that leads outside, by its text or
+ * through a symbolic link, before any tool runs.
+ */
+function inWorkspace(config: LoopConfig, p: unknown): string {
+  if (typeof p !== 'string' || p === '') throw new Error('path must be a non-empty string');
+  return path.resolve(config.cwd, p);
+}
+
+export const readFileTool: Tool = {
+  spec: {
+    name: 'read_file',
+    description: 'Read a text file in the working directory and return its contents.',
+    input_schema: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Path relative to the working directory' } },
+      required: ['path'],
+    },
+  },
+  run: async (input, config) => readFile(inWorkspace(config, input.path), 'utf8'),
+};
+
+export const writeFileTool: Tool = {
+  spec: {
+    name: 'write_file',
+    description: 'Create or overwrite a file with the given content.',
+    input_schema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, content: { type: 'string' } },
+      required: ['path', 'content'],
+    },
+  },
+  run: async (input, config) => {
+    const file = inWorkspace(config, input.path);
+    if (typeof input.content !== 'string') throw new Error('content must be a string');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, input.content);
+    return `Wrote ${input.content.length} characters to ${input.path}`;
+  },
+};
+
+export const editFileTool: Tool = {
+  spec: {
+    name: 'edit_file',
+    description: 'Replace one exact occurrence of old_text with new_text in a file.',
+    input_schema: {
+      type: 'object',
+      properties: { path: { type: 'string' }, old_text: { type: 'string' }, new_text: { type: 'string' } },
+      required: ['path', 'old_text', 'new_text'],
+    },
+  },
+  run: async (input, config) => {
+    const file = inWorkspace(config, input.path);
+    const { old_text: oldText, new_text: newText } = input;
+    if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
+    const text = await readFile(file, 'utf8');
+    // Exactly one match, or the edit is ambiguous: the model must give more context.
+    const count = text.split(oldText).length - 1;
+    if (count !== 1) throw new Error(`old_text must occur exactly once in ${input.path}; found ${count}`);
+    await writeFile(file, text.replace(oldText, () => newText));
+    return `Edited ${input.path}`;
+  },
+};
+
+export const listFilesTool: Tool = {
+  spec: {
+    name: 'list_files',
+    description: 'List the files under a directory of the workspace (recursively).',
+    input_schema: { type: 'object', properties: { path: { type: 'string', description: 'Directory; default "."' } } },
+  },
+  run: async (input, config) => {
+    const root = inWorkspace(config, input.path ?? '.');
+    const entries = await readdir(root, { recursive: true, withFileTypes: true });
+    const files = entries
+      .filter((e) => e.isFile())
+      .map((e) => path.relative(config.cwd, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+    return files.sort().join('\n') || '(no files)';
+  },
+};
+
+export const grepSearchTool: Tool = {
+  spec: {
+    name: 'grep_search',
+    description: 'Search the workspace files for a regular expression; returns path:line: text for each match.',
+    input_schema: {
+      type: 'object',
+      properties: { pattern: { type: 'string' }, path: { type: 'string', description: 'Directory; default "."' } },
+      required: ['pattern'],
+    },
+  },
+  run: async (input, config) => {
+    if (typeof input.pattern !== 'string') throw new Error('pattern must be a string');
+    const regex = new RegExp(input.pattern);
+    const listing = await listFilesTool.run({ path: input.path ?? '.' }, config);
+    const hits: string[] = [];
+    for (const rel of listing.split('\n')) {
+      if (rel === '(no files)') break;
+      const lines = (await readFile(path.join(config.cwd, rel), 'utf8')).split('\n');
+      lines.forEach((line, i) => { if (regex.test(line)) hits.push(`${rel}:${i + 1}: ${line}`); });
+    }
+    return hits.join('\n') || 'No matches.';
+  },
+};
+
+export const runShellTool: Tool = {
+  spec: {
+    name: 'run_shell',
+    description: 'Run a shell command in the working directory; returns exit code, stdout and stderr.',
+    input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+  run: (input, config) => new Promise((resolve, reject) => {
+    if (typeof input.command !== 'string') return reject(new Error('command must be a string'));
+    exec(input.command, { cwd: config.cwd, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      const text = `exit code ${code}\n${stdout}${stderr ? `\nstderr:\n${stderr}` : ''}`;
+      // A failing command is still a result the model should read, so it goes back as an error result.
+      if (code !== 0) reject(new Error(text)); else resolve(text);
+    });
+  }),
+};
+
+/** The agent tool's name. The tool itself is subagent.ts's; the name is here, with the other
+ *  tools, so that a file that only recognises a call to it need not import subagent.ts. */
+export const AGENT_TOOL_NAME = 'agent';
+
+/** Every tool this chapter knows. */
+export const BASE_TOOLS: Tool[] = [
+  readFileTool,
+  writeFileTool, editFileTool, listFilesTool, grepSearchTool, runShellTool,
+];
+
+/** Run one tool call and turn the outcome into the tool_result block the API expects. */
+export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig): Promise<Anthropic.ToolResultBlockParam> {
+  const input = call.input as Record<string, unknown>;
+  try {
+    // A call this agent may not make whatever its tools are (the agent tool's guard,
+    // subagent.ts) is refused first, so the reason is said, not "no such tool".
+    const refusal = config.refuse(call, config);
+    if (refusal !== undefined) throw new Error(refusal);
+    // Only the tools this agent was given can run: a name it was not offered is refused.
+    const tool = config.tools.find((t) => t.spec.name === call.name);
+    if (!tool) throw new Error(`no tool named ${call.name} is available here`);
+    const decision = await decide(call.name, input, config);
+    if (!decision.allow) {
+      config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
+      throw new Error(`Permission denied: ${decision.reason}`);
+    }
+    return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
+  } catch (err) {
+    // A failure is information for the model, not a crash: it can read it and try another way.
+    // Paths are shown relative to the workspace, the way the model wrote them.
+    const message = (err instanceof Error ? err.message : String(err)).replaceAll(config.cwd + path.sep, '');
+    return { type: 'tool_result', tool_use_id: call.id, content: `Error: ${message}`, is_error: true };
+  }
+}

@@ -1,0 +1,149 @@
+// GENERATED from src/agent/types.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/types.ts and run npm run gen.
+// The shapes every file shares: the host, a tool, the loop's config. Types only, and it
+// imports no file above it: it is the bottom of every snapshot, so any file may use it.
+// What a field means is explained in the file that uses it.
+
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Ledger } from './ledger.ts';
+import type { Background } from './background.ts';
+import type { Worktree } from './worktree.ts';
+
+/** Where the agent prints what a user would see. */
+export interface Terminal {
+  write(text: string): void;
+}
+
+/** Everything the agent gets from the outside world. */
+export interface AgentHost {
+  cwd: string;          // the workspace the tools may touch
+  home: string;         // the user's home folder
+  apiKey: string;
+  baseURL?: string;     // undefined: the real API
+  model: string;
+  env: Record<string, string | undefined>;
+  argv: string[];       // command-line flags
+  terminal: Terminal;
+  /** What the system prompt reports as the platform: process.platform on a real run. A
+   *  runner may pin it, so that a scripted run counts the same bytes on every machine. */
+  platform: string;
+  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
+  ask?(question: PermissionQuestion): Promise<boolean>;
+}
+
+/** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
+export interface Tool {
+  spec: Anthropic.Tool;
+  run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
+}
+
+/** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
+export interface LoopConfig {
+  client: Anthropic;
+  model: string;
+  system: string;
+  tools: Tool[];
+  messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
+  cwd: string;
+  terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  permissions: Permissions; // the gate's mode and who answers its questions
+  compactAt?: number;       // compact past this many tokens; undefined: never
+  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  /** Before each model call: compacts once the conversation is past compactAt (context.ts).
+   *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
+  compact: (config: LoopConfig) => Promise<void>;
+  ledger: Ledger;           // token usage of this agent
+  promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
+  depth: number;            // 0: the main agent; 1: a sub-agent it started
+  maxTurns: number;         // a runaway loop ends with an error instead of running forever
+  /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
+   *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
+  refuse: (call: Anthropic.ToolUseBlock, config: LoopConfig) => string | undefined;
+  promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
+  forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
+  limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
+  workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
+  /** How the loop answers one turn's tool calls: agent calls together, under the caps (limits.ts). */
+  runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
+  background?: Background;  // the main agent's: its background agents by id, and their notifications
+  signal?: AbortSignal;     // a background agent's: stop_agent aborts it
+  worktree?: Worktree;      // an isolated sub-agent's own checkout (worktree.ts): its cwd is in there
+}
+
+/** What the system prompt is made of, gathered once when the session starts (prompt.ts). */
+export interface PromptParts {
+  env: string;          // working directory, platform, date
+  claudeMd: string;     // the CLAUDE.md hierarchy, most general first ('' when there is none)
+  memory: string;       // the head of the memory file ('' when there is none)
+  style: string;        // the output style's instructions ('' for the default)
+  gitStatus: string;    // git branch and status, or why there is none
+  skills: Skill[];      // .claude/skills/*/SKILL.md and the user's (skills.ts); a broken one is reported and skipped
+  agents: AgentFile[];  // .claude/agents/*.md and the user's (agents.ts); the project's wins
+}
+
+/** Claude Code's four classic modes (permissions.ts). */
+export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions';
+
+/** What the gate asks a person about one call. */
+export interface PermissionQuestion {
+  tool: string;
+  input: Record<string, unknown>;
+  /** One line for a human: what would happen if they say yes. */
+  summary: string;
+}
+
+/** The session's permission settings; sub-agents share the parent's. */
+export interface Permissions {
+  mode: PermissionMode;
+  /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused. */
+  ask?: (question: PermissionQuestion) => Promise<boolean>;
+  /** Tools the running skill's allowed-tools pre-approve: no question for them. Reset on every prompt. */
+  preApproved?: string[];
+  /** The mode before plan mode was entered: approving a plan goes back to it (plan.ts). */
+  prePlanMode?: PermissionMode;
+}
+
+/** A skill as read from its SKILL.md (skills.ts). */
+export interface Skill {
+  name: string;            // the command: /name
+  description: string;     // one line for the model and for the list of skills
+  allowedTools: string[];  // pre-approved while the skill runs; never a restriction
+  context?: string;        // 'fork': chapter 14 runs the skill in a sub-agent (a policy island)
+  agent?: string;          // which agent type runs a forked skill (chapter 14)
+  body: string;            // the template
+  file: string;            // where it came from, as shown to the user
+}
+
+/** A sub-agent type: the configuration that makes the same loop a specialist (subagent.ts). */
+export interface AgentType {
+  description: string;
+  /** Tool names it gets; '*' means every tool of the parent except `agent`. */
+  tools: string[] | '*';
+  /** Its own model, when the type has one; otherwise it inherits the parent's. */
+  model?: string;
+  systemPrompt: string;
+  /** Whether it also starts with the CLAUDE.md hierarchy and the session's git status. */
+  projectContext: boolean;
+  // What an agent file (agents.ts) may add:
+  disallowedTools?: string[];        // taken away after `tools`, whatever granted them
+  permissionMode?: PermissionMode;   // its mode at the gate, never more than its parent's (withMode)
+  skills?: string[];                 // skills whose full text it starts with
+  maxTurns?: number;                 // model calls before it must stop (default 20)
+  source?: string;                   // the file that defined it
+  isolation?: 'worktree';            // always in a git worktree of its own, whatever the call says
+}
+
+/** The session's caps on sub-agents, and how many run right now (limits.ts). */
+export interface Limits {
+  maxConcurrent: number;
+  /** Levels of sub-agents below the main conversation (depth 0). The agent tool is offered while depth < maxDepth. */
+  maxDepth: number;
+  /** Sub-agents running right now, in the whole session. */
+  running: number;
+}
+
+/** A custom agent as loaded: its name, its type, and the file it came from (agents.ts). */
+export interface AgentFile {
+  name: string;
+  type: AgentType;
+  file: string;   // as shown to the user: .claude/agents/reviewer.md or ~/.claude/agents/reviewer.md
+}

@@ -1,0 +1,178 @@
+// GENERATED from src/agent/worktree.ts for chapter 16 (worktree-isolation). Do not edit: change src/agent/worktree.ts and run npm run gen.
+// Worktree isolation: a sub-agent that writes gets its own checkout of the repository, a
+// `git worktree` on a new branch made from HEAD, so two writers never touch the same files.
+// When it is done, a worktree it left as it found it goes, with its branch; one it changed
+// stays, and the parent is told where it is and on which branch, to merge or to drop. What
+// the sub-agent left uncommitted is committed on its branch first: `git merge` sees commits
+// only, so the branch alone then carries the work (this series' own step: Claude Code
+// leaves a kept worktree as the sub-agent left it).
+//
+// Where: beside the repository, in `<repo>.worktrees/<name>`, outside the workspace. The
+// workspace check (permissions.ts) then keeps the two apart both ways: the child's tools
+// cannot reach the parent's folder, nor the parent's the child's. This series' own choice:
+// Claude Code puts them inside the repository, in .claude/worktrees/.
+//
+// Only git is used, through execFile (no shell). Every step that can fail undoes what the
+// steps before it made, so a failed start leaves no branch, no folder and no git entry.
+//
+// Not here: merging (the parent does it with git, like any change), a sweep of old kept
+// worktrees, and Ctrl-C: a worktree in use when the session is killed stays, as a kept one does.
+
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { realpath, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+
+/** An isolated sub-agent's checkout of the repository. */
+export interface Worktree {
+  repo: string;     // the repository's top folder (where the parent works, or above it)
+  dir: string;      // the worktree's folder
+  branch: string;   // its new branch
+  base: string;     // the commit it started from: the repository's HEAD at that moment
+  cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
+  shown: string;    // dir as the parent's model should see it: relative to the parent's folder
+  removed?: boolean; // finished unchanged: the folder and the branch are gone
+}
+
+interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
+
+/** Run git in `cwd`; never rejects. `err` is git's first line of complaint. */
+function git(args: string[], cwd: string): Promise<Git> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
+      const err = stderr.split('\n').find((l) => l.trim() !== '') ?? error?.message.split('\n')[0] ?? '';
+      const noGit = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+      resolve({ ok: !error, out: stdout.trimEnd(), err: err.replace(/^(fatal|error): /, ''), noGit });
+    });
+  });
+}
+
+/**
+ * git's worktree commands read each other's bookkeeping in .git/worktrees: started at the
+ * same moment, one of them can fail half-way (seen with git 2.39 and eight at once). So every
+ * call of this file waits for the one before it, in the order the calls were made: two
+ * writers started in one turn get their worktrees (and their agent ids) in call order, every
+ * run. A few milliseconds each; the sub-agents themselves still run at the same time.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
+  const run = queue.then(job, job);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * A new worktree for a sub-agent, on a new branch `name` (or `name-2`, … when that branch is
+ * taken) made from HEAD. Throws one line when `cwd` is in no repository, the repository has
+ * no commit yet, or git refuses; whatever it had made by then is gone again.
+ */
+export function createWorktree(cwd: string, name: string): Promise<Worktree> {
+  return oneAtATime(() => makeWorktree(cwd, name));
+}
+
+async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
+  const found = await git(['rev-parse', '--show-toplevel', 'HEAD'], cwd);
+  const [top, base] = found.out.split('\n');
+  if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
+  if (!found.ok && !top) throw new Error(`isolation "worktree" needs a git repository, and ${cwd} is not in one`);
+  if (!found.ok || !base) throw new Error(`isolation "worktree" branches from HEAD, and the repository ${top} has no commit yet`);
+  for (let n = 1; n <= 20; n++) {
+    const branch = n === 1 ? name : `${name}-${n}`;
+    const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
+    if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
+    const made = await git(['branch', branch, base!], top!);
+    if (!made.ok) {
+      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);
+      if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
+      throw new Error(`git could not make the branch ${branch}: ${made.err}`);
+    }
+    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);
+    if (!added.ok) {
+      // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      await removeEmpty(path.dirname(dir));
+      await git(['worktree', 'prune'], top!);
+      await git(['branch', '-D', branch], top!);
+      throw new Error(`git worktree add failed: ${added.err}`);
+    }
+    // The parent may work in a subfolder of the repository: the child works in the same one.
+    // (git gives the top folder with symbolic links resolved: compare like with like.)
+    const here = await realpath(cwd);
+    return { repo: top!, dir, branch, base: base!, cwd: path.join(dir, path.relative(top!, here)), shown: path.relative(here, dir) };
+  }
+  throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
+}
+
+/**
+ * The sub-agent is done (or failed): what became of its worktree. Unchanged (HEAD still the
+ * base commit, no change to a tracked file, no new file): removed with its branch, marked
+ * `removed`, and the result is undefined. Changed, or if that cannot be told: kept, and the
+ * result is one line for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
+ * do not count as changes: a build output alone does not keep a worktree.
+ */
+export function finishWorktree(wt: Worktree): Promise<string | undefined> {
+  return oneAtATime(async () => {
+    const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
+    if (!status.ok) return `${kept(wt)} (its state could not be read: ${status.err})`;
+    const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
+    const files = status.out.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(changedPath);
+    if (head === wt.base && files.length === 0) {
+      await git(['worktree', 'remove', '--force', wt.dir], wt.repo);
+      await git(['branch', '-D', wt.branch], wt.repo);
+      await removeEmpty(path.dirname(wt.dir));
+      wt.removed = true;
+      return undefined;
+    }
+    if (files.length > 0) {
+      const committed = await commitLeftovers(wt);
+      if (!committed.ok) return `${kept(wt)}: not committed, since git commit failed (${committed.err}): ${list(files)}`;
+    }
+    const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
+    const n = Number(count.out);
+    const commits = count.ok ? `${n} commit${n === 1 ? '' : 's'} on top of ${wt.base.slice(0, 7)}` : `its HEAD moved from ${wt.base.slice(0, 7)}`;
+    return `${kept(wt)}: ${commits}${files.length > 0 ? `, the last made when it finished, of what it left uncommitted: ${list(files)}` : ''}`;
+  });
+}
+
+/** What a sub-agent in a worktree is told, after its own system prompt. */
+export function worktreeSection(wt: Worktree): string {
+  return `# Worktree\nYou work in a git worktree of your own, on the branch ${wt.branch}: a separate checkout of the repository, so nothing you change touches the main workspace. When you finish, what you changed is committed on your branch for the caller to merge; if you change nothing, the worktree and its branch are removed.`;
+}
+
+/** What the caller is told of a worktree that was removed (nothing had changed in it). */
+export function worktreeRemoved(wt: Worktree): string {
+  return `Its worktree changed nothing, so it and its branch ${wt.branch} are removed.`;
+}
+
+/**
+ * Commit everything the sub-agent left uncommitted, new files included, on its branch. No
+ * hooks and no signing: this is bookkeeping for the merge, not the user's own commit.
+ */
+async function commitLeftovers(wt: Worktree): Promise<Git> {
+  const added = await git(['add', '--all'], wt.dir);
+  if (!added.ok) return added;
+  const message = `What the sub-agent on ${wt.branch} left uncommitted`;
+  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir);
+}
+
+/** Up to five file names, and how many more. */
+function list(files: string[]): string {
+  return `${files.slice(0, 5).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`;
+}
+
+function kept(wt: Worktree): string {
+  return `Its changes are kept in the worktree ${wt.shown}, on branch ${wt.branch}`;
+}
+
+/** The path in one line of `git status --porcelain=v2` (a rename shows its new name). */
+function changedPath(line: string): string {
+  const fields = line.split(' ');
+  // "1 XY sub mH mI mW hH hI path", "2 … X<score> path\torig", "u … h1 h2 h3 path", "? path"
+  const skip = { '1': 8, '2': 9, u: 10 }[fields[0]!] ?? 1;
+  return fields.slice(skip).join(' ').split('\t')[0]!;
+}
+
+/** Remove a folder if it is empty (the shared `<repo>.worktrees` once its last worktree is gone). */
+async function removeEmpty(dir: string): Promise<void> {
+  await rmdir(dir).catch(() => undefined);
+}
