@@ -688,4 +688,12 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'const isolation = input.isolation ?? type.isolation;',
     replace: 'const isolation = input.isolation;',
     breaks: 'an agent file that says isolation: worktree gets a worktree without the call asking' },
+  { id: 'fork-takes-isolation', chapter: 16, caughtBy: 'fork-refused', file: 'subagent.ts',
+    find: 'if (input.isolation !== undefined && takesForkPath(input, parent)) throw',
+    replace: 'if (false) throw',
+    breaks: 'a fork call that asks for a worktree is refused, not run in the shared workspace' },
+  { id: 'continue-in-removed-worktree', chapter: 16, caughtBy: 'continue-removed', file: 'background.ts',
+    find: 'if (agent.config.worktree?.removed) throw',
+    replace: 'if (false) throw',
+    breaks: 'an agent whose worktree was removed is not continued in a folder that no longer exists' },
 ];
