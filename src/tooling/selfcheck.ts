@@ -146,28 +146,40 @@ export async function runSelfcheck(root: string, print: (line: string) => void =
   const harness = o.cached ? harnessDigest(root) : '';
   if (o.cached) await mkdir(cacheDir, { recursive: true });
   const keys = new Set<string>();
+  const verdict = async (m: Mutation): Promise<MutationOutcome> => {
+    if (!o.cached) return runMutation(root, m, sources);
+    const key = await verdictKey(root, harness, m, mutantFiles(sources, m));
+    keys.add(key);
+    const kept = path.join(cacheDir, `${key}.json`);
+    try {
+      return { ...(JSON.parse(await readFile(kept, 'utf8')) as MutationOutcome), cached: true };
+    } catch { /* not kept: run it */ }
+    const fresh = await runMutation(root, m, sources);
+    if (fresh.killed) {
+      const partial = `${kept}.${process.pid}`;
+      await writeFile(partial, JSON.stringify(fresh));
+      await rename(partial, kept);
+    }
+    return fresh;
+  };
+  // Two mutants at a time (each in its own folder, on its own mock): a run spends about a
+  // third of its time waiting on its mock, git and the bundler. Verdicts print in catalogue order.
   const outcomes: MutationOutcome[] = [];
-  for (const m of mutations) {
-    const outcome = await (async (): Promise<MutationOutcome> => {
-      if (!o.cached) return runMutation(root, m, sources);
-      const key = await verdictKey(root, harness, m, mutantFiles(sources, m));
-      keys.add(key);
-      const kept = path.join(cacheDir, `${key}.json`);
-      try {
-        return { ...(JSON.parse(await readFile(kept, 'utf8')) as MutationOutcome), cached: true };
-      } catch { /* not kept: run it */ }
-      const fresh = await runMutation(root, m, sources);
-      if (fresh.killed) {
-        const partial = `${kept}.${process.pid}`;
-        await writeFile(partial, JSON.stringify(fresh));
-        await rename(partial, kept);
+  let next = 0;
+  let printed = 0;
+  const worker = async (): Promise<void> => {
+    while (next < mutations.length) {
+      const i = next++;
+      const m = mutations[i]!;
+      outcomes[i] = await verdict(m).catch((err: unknown): MutationOutcome =>
+        ({ id: m.id, breaks: m.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
+      for (; printed < mutations.length && outcomes[printed] !== undefined; printed++) {
+        const [done, outcome] = [mutations[printed]!, outcomes[printed]!];
+        if (!o.json) print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${done.id.padEnd(34)} ch${done.chapter}  ${outcome.detail}${outcome.cached ? '  (kept: same inputs)' : ''}`);
       }
-      return fresh;
-    })().catch((err: unknown): MutationOutcome =>
-      ({ id: m.id, breaks: m.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
-    outcomes.push(outcome);
-    if (!o.json) print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${m.id.padEnd(34)} ch${m.chapter}  ${outcome.detail}${outcome.cached ? '  (kept: same inputs)' : ''}`);
-  }
+    }
+  };
+  await Promise.all([worker(), worker()]);
   // Kills of inputs that are gone (an edited chapter, a changed scenario) are never asked
   // for again: only this run's are kept, once it has gone through the whole catalogue.
   if (o.cached && o.mutations === undefined) {
