@@ -159,8 +159,11 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
       result = status === 'stopped' ? `(stopped by ${STOP_AGENT} before it finished: no report)` : `Sub-agent failed: ${errorText(err)}`;
     }
     // Before the run counts as over: the session must not see it done while git is still at work.
+    // (finishWorktree reports what git refused as text; should it throw all the same, the run
+    // still ends and says so: agent.done is awaited only once the main agent waits.)
     const wt = agent.config.worktree;
-    const worktree = wt ? (await finishWorktree(wt)) ?? worktreeRemoved(wt) : undefined;
+    const finished = wt && (await finishWorktree(wt).catch((err: unknown) => `${wt.shown} could not be finished: ${errorText(err)}`));
+    const worktree = wt ? finished ?? worktreeRemoved(wt) : undefined;
     parent.limits.running--;
     const ledger = agent.config.ledger;
     parent.ledger.absorb(ledger);
