@@ -1,7 +1,9 @@
-// The command line as a learner or a teacher types it: each test spawns the real
-// `node steps/run.mjs …` (or `npm run mock`'s script) and reads what they would see,
+// The command line as a learner or a teacher types it: the tests spawn the real
+// `node steps/run.mjs …` (or `npm run mock`'s script) and read what they would see,
 // stdout, stderr and the exit code. Slower than calling main() in-process, and the point:
-// the flag parsing, the exit codes and the one-line errors are what a person meets.
+// the flag parsing, the exit codes and the one-line errors are what a person meets. Where a
+// table of cases only varies what is printed (the flags that do not go together, the
+// transcripts), one case is spawned and the rest go to main() in this process.
 
 import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
@@ -12,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
-import { sh, runMjs, type Ran } from './cli-helpers.ts';
+import { sh, runMjs, runInProcess, type Ran } from './cli-helpers.ts';
 
 async function freePort(): Promise<number> {
   const s = createNetServer();
@@ -123,12 +125,18 @@ describe.concurrent('flags that do not go together: one line, exit 2, nothing dr
   ];
   for (const [argv, line] of cases) {
     it(argv.join(' '), async () => {
-      const r = await runMjs(argv);
+      const r = await runInProcess(argv);
       expect(r.code).toBe(2);
       expect(r.err.trim()).toBe(line);
       expect(r.out).toBe('');
     });
   }
+  it(`as typed, in a process of its own: ${cases[0]![0].join(' ')}`, async () => {
+    const r = await runMjs(cases[0]![0]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe(cases[0]![1]);
+    expect(r.out).toBe('');
+  });
 });
 
 it.concurrent('a scenario error names the file relative to where the user stands, as the docs show', async () => {
@@ -168,11 +176,11 @@ describe.concurrent('--list-cases and --all', () => {
 
 describe.concurrent('transcripts show what their chapter is about', () => {
   it('chapter 9: the /skill the user typed, above what was sent', async () => {
-    const r = await runMjs(['9']);
+    const r = await runInProcess(['9']);
     expect(r.out).toMatch(/\nyou ▸ \/release-notes 1\.2\.0\n {2}sent as ▸ Write the release notes for version 1\.2\.0/);
   });
   it('chapter 6: each permission question and its scripted answer, under the call that raised it', async () => {
-    const r = await runMjs(['6']);
+    const r = await runInProcess(['6']);
     expect(r.out).toContain('main ⏺ write_file(path: "CHANGELOG.md"');
     expect(r.out).toMatch(/main ⏺ write_file\(path: "CHANGELOG.md".*\nmain \? allow write CHANGELOG\.md\? yes \(the scenario's answer\)/);
     expect(r.out).toMatch(/main ⏺ run_shell\(command: "rm -rf build"\)\nmain \? allow run: rm -rf build\? no \(the scenario's answer\)/);
@@ -181,20 +189,20 @@ describe.concurrent('transcripts show what their chapter is about', () => {
     expect(r.out).not.toContain('error: Error:');
   });
   it('chapter 4: the flags the agent was started with', async () => {
-    const r = await runMjs(['4']);
+    const r = await runInProcess(['4']);
     expect(r.out).toContain('(the agent is started with the flags: -p --model claude-haiku-4-5 --output-style concise --permission-mode plan --session-id demo)');
   });
   it("chapter 13: the agent's ✖ warning for a bad limit variable reaches the transcript", async () => {
-    const r = await runMjs(['13', '--case', 'bad-env', '--no-latency']);
+    const r = await runInProcess(['13', '--case', 'bad-env', '--no-latency']);
     expect(r.out).toMatch(/the agent's own warnings \(from its terminal\):\n {2}✖ CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS="twenty" is not a whole number/);
   });
   it('an error inside a stream names itself "mid-stream", not "undefined"', async () => {
-    const r = await runMjs(['5', '--case', 'interrupted']);
+    const r = await runInProcess(['5', '--case', 'interrupted']);
     expect(r.out).toContain('✖ API error mid-stream (overloaded_error): Overloaded');
     expect(r.out).not.toContain('undefined');
   });
   it('--trace numbers count_tokens requests too, before the call each one measured', async () => {
-    const r = await runMjs(['11', '--trace']);
+    const r = await runInProcess(['11', '--trace']);
     const numbers = [...r.out.matchAll(/→ request #(\d+)/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
     expect(numbers).toEqual(numbers.map((_, i) => i + 1));   // none skipped
     expect(r.out).toMatch(/→ request #1 count_tokens: \d+ tokens .*\n {2}→ request #2 claude-sonnet-4-6/);
@@ -278,33 +286,47 @@ describe.concurrent('npm run mock', () => {
     });
   }
 
-  for (const file of ['scenarios/11-subagents/demo.json', 'scenarios/02-tools/demo.json', 'scenarios/01-agent-loop/demo.json']) {
-    it(`the printed curl works against ${file}, and answers with its first scripted turn`, async () => {
-      const mock = await startCli([file]);
-      try {
-        const curl = mock.out().split('\n').filter((l, i, all) => l.includes('curl -s') || all[i - 1]?.includes('curl -s')).join('\n');
-        const r = await sh('sh', ['-c', curl]);
-        expect(r.code, r.err).toBe(0);
-        const answer = JSON.parse(r.out) as { type: string; content: { type: string }[] };
-        expect(answer.type, r.out).toBe('message');
-        const scenario = JSON.parse(readFileSync(path.join(ROOT, file), 'utf8'));
-        const firstTurn = scenario.tracks.main.turns[0];
-        expect(answer.content.filter((b) => b.type === 'tool_use')).toHaveLength(firstTurn.tool_calls?.length ?? 0);
-      } finally { await mock.stop(); }
+  /** Runs the printed curl (the two lines after "try"); the answer must be the first scripted turn. */
+  async function curlAnswers(printed: string, file: string) {
+    const curl = printed.split('\n').filter((l, i, all) => l.includes('curl -s') || all[i - 1]?.includes('curl -s')).join('\n');
+    const r = await sh('sh', ['-c', curl]);
+    expect(r.code, r.err).toBe(0);
+    const answer = JSON.parse(r.out) as { type: string; content: { type: string }[] };
+    expect(answer.type, r.out).toBe('message');
+    const scenario = JSON.parse(readFileSync(path.join(ROOT, file), 'utf8'));
+    const firstTurn = scenario.tracks.main.turns[0];
+    expect(answer.content.filter((b) => b.type === 'tool_use')).toHaveLength(firstTurn.tool_calls?.length ?? 0);
+  }
+
+  it('the printed curl works against scenarios/11-subagents/demo.json, and answers with its first scripted turn', async () => {
+    const file = 'scenarios/11-subagents/demo.json';
+    const mock = await startCli([file]);
+    try { await curlAnswers(mock.out(), file); } finally { await mock.stop(); }
+  });
+
+  // The example for other shapes of scenario (a system match, no tools), from the same
+  // function the command prints it with, against the same mock in this process.
+  for (const file of ['scenarios/02-tools/demo.json', 'scenarios/01-agent-loop/demo.json']) {
+    it(`the curl it would print works against ${file}, and answers with its first scripted turn`, async () => {
+      const { startMock, loadScenario } = await import('../src/mock/index.ts');
+      const { curlExample } = await import('../src/mock/example.ts');
+      const scenario = await loadScenario(path.join(ROOT, file));
+      const mock = await startMock({ scenario, latencyScale: 0 });
+      try { await curlAnswers(curlExample(scenario, mock.url).join('\n'), file); } finally { await mock.close(); }
     });
   }
 
   it('a refused request does not use up a turn: the same request with the tools then gets the first turn', async () => {
-    const mock = await startCli(['scenarios/11-subagents/demo.json']);
+    const { startMock, loadScenario } = await import('../src/mock/index.ts');
+    const mock = await startMock({ scenario: await loadScenario(path.join(ROOT, 'scenarios/11-subagents/demo.json')), latencyScale: 0 });
     try {
-      const url = /listening on (\S+)/.exec(mock.out())![1];
-      const send = (body: unknown) => fetch(`${url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const send = (body: unknown) => fetch(`${mock.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const messages = [{ role: 'user', content: 'Use a sub-agent to find out what greeting.txt says.' }];
       expect((await send({ model: 'claude-sonnet-4-6', max_tokens: 100, messages })).status).toBe(400);
       const ok = await send({ model: 'claude-sonnet-4-6', max_tokens: 100, messages, tools: [{ name: 'agent', input_schema: { type: 'object' } }] });
       expect(ok.status).toBe(200);
       expect(((await ok.json()) as { content: { type: string; name?: string }[] }).content.find((b) => b.type === 'tool_use')?.name).toBe('agent');
-    } finally { await mock.stop(); }
+    } finally { await mock.close(); }
   });
 
   it('on a busy port: one line, exit 2', async () => {

@@ -6,7 +6,8 @@ import chalk from 'chalk';
 import path from 'node:path';
 import minimist from 'minimist';
 import { loadScenario, ScenarioError, startMock } from './index.ts';
-import type { MockEvent, Scenario } from './types.ts';
+import { curlExample } from './example.ts';
+import type { MockEvent } from './types.ts';
 
 const HELP = `Usage: npm run mock -- SCENARIO.json [--port N] [--log FILE.jsonl]
 
@@ -56,25 +57,6 @@ export function formatEvent(ev: MockEvent): string {
   return `${seq} ✗ ${who} ${chalk.red(`${ev.status} ${ev.error_type}`)} (${tag}${ev.mid_stream ? ', mid-stream' : ''}) ${cut(ev.message, 160)}`;
 }
 
-/**
- * A request the scenario answers at once: its first prompt, sent the way the main track
- * expects it (the system text its match asks for, the tools its first turn calls: a real
- * model only calls tools it was offered, and the mock refuses a script that does otherwise).
- */
-function exampleRequest(scenario: Scenario): Record<string, unknown> {
-  const name = 'main' in scenario.tracks ? 'main' : Object.keys(scenario.tracks)[0]!;
-  const track = scenario.tracks[name]!;
-  const names = [...new Set((track.turns[0]?.tool_calls ?? []).map((c) => c.name))];
-  const system = track.match?.system;
-  const prompt = [track.match?.first_user, track.match?.user].find((t) => t !== undefined && !scenario.prompts[0]!.includes(t));
-  return {
-    model: scenario.model ?? 'claude-sonnet-4-6', max_tokens: 256,
-    ...(system !== undefined && { system }),
-    ...(names.length > 0 && { tools: names.map((n) => ({ name: n, description: `the scenario's ${n} tool`, input_schema: { type: 'object' } })) }),
-    messages: [{ role: 'user', content: prompt === undefined ? scenario.prompts[0] : `${scenario.prompts[0]} ${prompt}` }],
-  };
-}
-
 async function main(): Promise<void> {
   const args = minimist(process.argv.slice(2), { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
   if (args.help || args._.length === 0) {
@@ -115,12 +97,10 @@ async function main(): Promise<void> {
     else console.error(`cannot start the mock: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(2);
   }
-  const example = JSON.stringify(exampleRequest(scenario));
   console.log(chalk.bold(`mock for ${scenario.file} listening on ${mock.url}`));
   console.log(`tracks: ${Object.keys(scenario.tracks).map((t) => `${t} (${scenario.tracks[t]!.turns.length} turns)`).join(', ')}`);
   console.log(`try (answered by ${'main' in scenario.tracks ? 'main' : Object.keys(scenario.tracks)[0]}'s first turn):`);
-  console.log(`  curl -s ${mock.url}/v1/messages -H 'x-api-key: any' -H 'anthropic-version: 2023-06-01' \\`);
-  console.log(`    -H 'content-type: application/json' -d '${example.replace(/'/g, "'\\''")}'`);
+  for (const line of curlExample(scenario, mock.url)) console.log(`  ${line}`);
   console.log(chalk.dim('Ctrl-C to stop.'));
 
   const stop = async (): Promise<void> => {

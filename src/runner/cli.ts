@@ -18,7 +18,7 @@ import { SetupError } from './cleanup.ts';
 export { installExitHandlers, finish } from './cleanup.ts';
 
 
-const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'repl', 'watch', 'gen', 'selfcheck', 'help', 'latency'];
+const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'repl', 'watch', 'gen', 'selfcheck', 'cached', 'help', 'latency'];
 const STRING_FLAGS = ['case', 'scenario', 'model'];
 const OPTIONAL_DIR_FLAGS = ['exercise', 'check', 'solution'];   // --flag [DIR]
 
@@ -39,7 +39,7 @@ export const COMMANDS: Record<string, { options: string[]; words?: boolean }> = 
   solution: { options: [] },
   list: { options: [] },
   gen: { options: [] },            // --gen --check: the check is gen's own mode
-  selfcheck: { options: ['json'] },
+  selfcheck: { options: ['json', 'cached'] },
 };
 const CONFLICTS: [string, string, string][] = [
   ['case', 'scenario', 'one scenario at a time'],
@@ -48,7 +48,7 @@ const CONFLICTS: [string, string, string][] = [
   ['json', 'trace', 'the JSON report replaces the transcript that --trace annotates'],
   ['json', 'watch', '--watch redraws a screen; run --check --json once for a report'],
 ];
-const OPTIONS = ['case', 'scenario', 'all', 'trace', 'json', 'keep', 'latency', 'model', 'watch'];
+const OPTIONS = ['case', 'scenario', 'all', 'trace', 'json', 'keep', 'latency', 'model', 'watch', 'cached'];
 
 /** The flag a user typed for an option (latency is typed as --no-latency). */
 const typed = (option: string) => (option === 'latency' ? '--no-latency' : `--${option}`);
@@ -105,8 +105,10 @@ X-ray (needs your own Claude Code; see docs/xray.md):
 
 Maintenance:
   --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
-  --selfcheck [--json] apply every mutation in src/tooling/mutations.ts and show
-                       that the scenarios catch each one
+  --selfcheck [--json] [--cached]
+                       apply every mutation in src/tooling/mutations.ts and show
+                       that the scenarios catch each one (--cached: a mutation killed
+                       before by exactly the same files is not run again)
   -h, --help           this help
 
 Which options go together (anything else is refused, never ignored):
@@ -185,7 +187,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   }
   if (command === 'selfcheck') {
     const { runSelfcheck } = await import('../tooling/selfcheck.ts');
-    return runSelfcheck(ROOT, undefined, args.json);
+    return runSelfcheck(ROOT, undefined, { json: args.json, cached: args.cached });
   }
   if (command === 'list') return list(c);
 

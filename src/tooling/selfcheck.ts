@@ -5,8 +5,15 @@
 //
 // The scratch folder sits inside the project (.tmp/) so that the mutant's imports of
 // '@anthropic-ai/sdk' resolve to the project's node_modules. It is always removed.
+//
+// With `cached` (`--selfcheck --cached`, as `npm test` runs it), a mutation already killed
+// by exactly the same inputs is not run again: see verdictKey for what those are. Only
+// kills are kept (in node_modules/.cache); a survivor, or one that cannot be applied, is
+// always tried afresh.
 
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findChapter } from '../chapters.ts';
 import { parseMarked } from './markers.ts';
@@ -22,6 +29,8 @@ export interface MutationOutcome {
   killed: boolean;
   /** The first scenario that went red and why, or what went wrong applying it. */
   detail: string;
+  /** The verdict of an earlier run on exactly the same inputs (--cached). */
+  cached?: boolean;
 }
 
 export function applyMutation(sources: readonly AgentSource[], m: Mutation): AgentSource[] {
@@ -34,6 +43,11 @@ export function applyMutation(sources: readonly AgentSource[], m: Mutation): Age
   return sources.map((s) => (s === target ? { name: s.name, marked: parseMarked(mutated, `src/agent/${s.name}`) } : s));
 }
 
+/** Chapter `m.chapter`'s files, by name, with mutation `m` applied. */
+export function mutantFiles(sources: readonly AgentSource[], m: Mutation): Map<string, string> {
+  return renderChapterFiles(applyMutation(sources, m), m.chapter);
+}
+
 /**
  * Render chapter `m.chapter` with mutation `m` applied into a scratch folder, hand the
  * folder to `use`, and remove it afterwards. The folder name carries the process id, so
@@ -42,13 +56,13 @@ export function applyMutation(sources: readonly AgentSource[], m: Mutation): Age
 export async function withMutant<T>(root: string, m: Mutation, use: (codeDir: string) => Promise<T>, sources?: AgentSource[]): Promise<T> {
   const chapter = findChapter(m.chapter);
   if (!chapter) throw new Error(`mutation ${m.id}: unknown chapter ${m.chapter}`);
-  const mutated = applyMutation(sources ?? (await loadAgentSources(root)), m);
+  const files = mutantFiles(sources ?? (await loadAgentSources(root)), m);
   const dir = path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
   const forget = track(dir);   // removed even if the self-check is interrupted (registered before it exists)
   await mkdir(dir, { recursive: true });
   try {
-    for (const [name, body] of renderChapterFiles(mutated, chapter.n)) await writeFile(path.join(dir, name), body);
+    for (const [name, body] of files) await writeFile(path.join(dir, name), body);
     return await use(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -80,16 +94,98 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
   }, sources);
 }
 
-export async function runSelfcheck(root: string, print: (line: string) => void = console.log, json = false): Promise<number> {
+/**
+ * Everything a mutation's verdict depends on besides its own chapter's files and scenarios:
+ * the code that renders, runs and judges them (src/ outside src/agent/, whose part is in the
+ * mutant's files; the catalogue itself, whose part is the mutation), the installed packages
+ * (the lockfile) and the Node version.
+ */
+export function harnessDigest(root: string): string {
+  const hash = createHash('sha256').update(`${process.version} ${process.platform} ${process.arch}\0`);
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, entry.name);
+      const rel = path.relative(root, full).split(path.sep).join('/');
+      if (rel === 'src/agent' || rel === 'src/tooling/mutations.ts') continue;
+      if (entry.isDirectory()) walk(full);
+      else hash.update(`${rel}\0`).update(readFileSync(full)).update('\0');
+    }
+  };
+  walk(path.join(root, 'src'));
+  hash.update(readFileSync(path.join(root, 'package-lock.json')));
+  return hash.digest('hex');
+}
+
+/**
+ * The key a kill is kept under: the harness (harnessDigest), the mutation, the mutant's
+ * files and every scenario of its chapter, names and bytes. Any change to one of them is
+ * another key, so a kept verdict is one this very run would reach again.
+ */
+export async function verdictKey(root: string, harness: string, m: Mutation, files: ReadonlyMap<string, string>): Promise<string> {
+  const chapter = findChapter(m.chapter)!;
+  const hash = createHash('sha256').update(`${harness}\0${JSON.stringify(m)}\0`);
+  for (const [name, body] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${name}\0${body}\0`);
+  for (const name of casesOf(chapter, root)) hash.update(`${name}\0`).update(await readFile(scenarioFile(chapter, name, root))).update('\0');
+  return hash.digest('hex');
+}
+
+export interface SelfcheckOptions {
+  json?: boolean;
+  /** Reuse the kills kept from earlier runs on the same inputs, and keep this run's. */
+  cached?: boolean;
+  /** Default: the whole catalogue. */
+  mutations?: readonly Mutation[];
+  /** Default: node_modules/.cache/subagents-selfcheck in the project. */
+  cacheDir?: string;
+}
+
+export async function runSelfcheck(root: string, print: (line: string) => void = console.log, o: SelfcheckOptions = {}): Promise<number> {
+  const mutations = o.mutations ?? MUTATIONS;
   const sources = await loadAgentSources(root);
+  const cacheDir = o.cacheDir ?? path.join(root, 'node_modules', '.cache', 'subagents-selfcheck');
+  const harness = o.cached ? harnessDigest(root) : '';
+  if (o.cached) await mkdir(cacheDir, { recursive: true });
+  const keys = new Set<string>();
+  const verdict = async (m: Mutation): Promise<MutationOutcome> => {
+    if (!o.cached) return runMutation(root, m, sources);
+    const key = await verdictKey(root, harness, m, mutantFiles(sources, m));
+    keys.add(key);
+    const kept = path.join(cacheDir, `${key}.json`);
+    try {
+      return { ...(JSON.parse(await readFile(kept, 'utf8')) as MutationOutcome), cached: true };
+    } catch { /* not kept: run it */ }
+    const fresh = await runMutation(root, m, sources);
+    if (fresh.killed) {
+      const partial = `${kept}.${process.pid}`;
+      await writeFile(partial, JSON.stringify(fresh));
+      await rename(partial, kept);
+    }
+    return fresh;
+  };
+  // Two mutants at a time (each in its own folder, on its own mock): a run spends about a
+  // third of its time waiting on its mock, git and the bundler. Verdicts print in catalogue order.
   const outcomes: MutationOutcome[] = [];
-  for (const m of MUTATIONS) {
-    const outcome = await runMutation(root, m, sources).catch((err: unknown): MutationOutcome =>
-      ({ id: m.id, breaks: m.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
-    outcomes.push(outcome);
-    if (!json) print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${m.id.padEnd(34)} ch${m.chapter}  ${outcome.detail}`);
+  let next = 0;
+  let printed = 0;
+  const worker = async (): Promise<void> => {
+    while (next < mutations.length) {
+      const i = next++;
+      const m = mutations[i]!;
+      outcomes[i] = await verdict(m).catch((err: unknown): MutationOutcome =>
+        ({ id: m.id, breaks: m.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
+      for (; printed < mutations.length && outcomes[printed] !== undefined; printed++) {
+        const [done, outcome] = [mutations[printed]!, outcomes[printed]!];
+        if (!o.json) print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${done.id.padEnd(34)} ch${done.chapter}  ${outcome.detail}${outcome.cached ? '  (kept: same inputs)' : ''}`);
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  // Kills of inputs that are gone (an edited chapter, a changed scenario) are never asked
+  // for again: only this run's are kept, once it has gone through the whole catalogue.
+  if (o.cached && o.mutations === undefined) {
+    for (const f of await readdir(cacheDir)) if (!keys.has(f.replace(/\.json$/, ''))) await rm(path.join(cacheDir, f), { force: true });
   }
-  const survived = outcomes.filter((o) => !o.killed).length;
-  print(json ? JSON.stringify(outcomes, null, 2) : `\n${MUTATIONS.length - survived}/${MUTATIONS.length} mutations caught`);
+  const survived = outcomes.filter((x) => !x.killed).length;
+  print(o.json ? JSON.stringify(outcomes, null, 2) : `\n${mutations.length - survived}/${mutations.length} mutations caught`);
   return survived === 0 ? 0 : 1;
 }
