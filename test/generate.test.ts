@@ -397,6 +397,19 @@ describe('fillDoc', () => {
     );
   });
 
+  it('fills a forks region from the runs: the shared prefix, who wrote it, what child 1 and the later children paid', async () => {
+    const kid = (write: number, read: number) => ({ input: 0, write, read, output: 5, cost: write * 1.25 + read * 0.1 });
+    const verdict = (caseName: string, tracks: Record<string, ReturnType<typeof kid>>) => ({ caseName, title: caseName, verdict: 'PASS 1/1 expectations', tracks });
+    const resolvers = defaultResolvers(await fixtureRoot(), undefined, () => [
+      verdict('own', { main: kid(1000, 0), 'child-1': kid(300, 48000), 'child-2': kid(300, 48000) }),
+      verdict('seeds', { 'child-1': kid(600, 48000), 'child-2': kid(200, 48400), 'child-3': kid(200, 48400) }),
+    ]);
+    const doc = await fillDoc('<!-- forks: 15 own,seeds -->\n<!-- /forks -->\n', 'docs/x.md', resolvers);
+    expect(doc).toContain('| `own` | 48,000 | the parent, by its own last request; every child reads it | 300 / 48,000 | 300 / 48,000 | 10,350 |');
+    expect(doc).toContain('| `seeds` | 48,400 | the parent up to what it sent, child 1 the rest; the later children read it | 600 / 48,000 | 200 / 48,400 | 15,730 |');
+    await expect(fillDoc('<!-- forks: 15 nope -->\n<!-- /forks -->\n', 'docs/x.md', resolvers)).rejects.toThrow('no case nope in chapter 15');
+  });
+
   it('keeps a run region as it is when there is no transcript, and is stable on a second pass', async () => {
     const resolvers = { ...stubResolvers, run: () => undefined };
     const doc = '<!-- run: 2 demo -->\n```text\nkept\n```\n<!-- /run -->\n<!-- code: a.ts#b @2 -->\n<!-- /code -->\n';
@@ -414,7 +427,7 @@ describe('fillDoc', () => {
   });
 
   const errors: Array<[string, string, string]> = [
-    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise, xray)"],
+    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise, xray, forks)"],
     ['unclosed', 'a\n\n<!-- code: a.ts#b @3 -->\ntext\n', 'docs/x.md:3: code region is never closed (expected <!-- /code -->)'],
     ['opened inside another', '<!-- diff: 3 -->\n<!-- run: 3 demo -->\n<!-- /run -->', 'docs/x.md:1: diff region is never closed (expected <!-- /diff --> before line 2)'],
     ['wrong closer', '<!-- diff: 3 -->\n<!-- /code -->', "docs/x.md:2: '<!-- /code -->' does not close the diff region opened at line 1"],

@@ -54,3 +54,19 @@ it("the agent's own reports of sub-agents that finished together read the same i
   expect(agentReports(reversed.join('\n'))).toEqual(echoed);
   expect(echoed.filter((l) => l.includes('sub-agent "Port of'))).toHaveLength(5);
 });
+
+it('background fork children (chapter 15) render the same transcript for any interleaving, each under its launch notice', async () => {
+  const ch = findChapter(15)!;
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/15-background-agents/fork.json'));
+  const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  expect(result.ok).toBe(true);
+  const plain = new Chalk({ level: 0 });
+  const reference = renderTranscript(result.events, { color: plain });
+  const notices = reference.flatMap((l, i) => (l.includes('Async agent launched successfully.') ? [i] : []));
+  expect(notices).toHaveLength(5);
+  expect(reference[notices.at(-1)! + 1]).toMatch(/^ {4}child-1 /);   // the children, right under the launch notices
+  expect(reference.filter((l) => l.includes('⇠ notification'))).toHaveLength(5);
+  for (const seed of [1, 2, 3, 4, 5]) {
+    expect(renderTranscript(reshuffle(result.events, seed), { color: plain })).toEqual(reference);
+  }
+});

@@ -77,14 +77,18 @@ export interface BackgroundAgent {
   status: AgentStatus;
   config: ChildConfig;
   run: () => Promise<string>;   // one run of its loop, on config.messages as they are
+  onEnd?: () => void;      // the launcher's own bookkeeping, once a run has ended and is queued
   stop?: () => void;
   done: Promise<void>;     // settles when the current run has queued its notification
 }
 
+/** A notification waiting for the next turn boundary; `order` is its agent's place in launch order. */
+export interface Queued { order: number; text: string }
+
 /** The session's background agents by id, and the notifications not yet delivered. */
 export class Background {
   readonly agents = new Map<string, BackgroundAgent>();
-  readonly queue: string[] = [];
+  readonly queue: Queued[] = [];
 
   /** Running agents, or notifications the main agent has not seen yet. */
   busy(): boolean {
@@ -115,7 +119,7 @@ export function callIdOf(input: Record<string, unknown>, config: ParentConfig): 
  * report comes later, as a notification.
  */
 export async function launch(
-  parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>,
+  parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
   //> 15 launch
   //! hint: Register the child in parent.background.agents under a new id (agent-1, agent-2, …) with
@@ -130,6 +134,7 @@ export async function launch(
     status: 'running',
     config,
     run,
+    onEnd,
     done: Promise.resolve(),
   };
   background.agents.set(agent.id, agent);
@@ -185,12 +190,21 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
       `${ledger.input + ledger.cacheRead + ledger.cacheWrite} input / ${ledger.output} output tokens\n`);
     agent.status = status;
     //> 15-15 queue-notification
-    parent.background!.queue.push(notification(agent, status, scanReport(result).text, ledger));
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text: notification(agent, status, scanReport(result).text, ledger) });
     //<
     //> 16 queue-notification-worktree
-    parent.background!.queue.push(notification(agent, status, scanReport(result).text, ledger, worktree));
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text: notification(agent, status, scanReport(result).text, ledger, worktree) });
     //<
-  })();
+    agent.onEnd?.();
+  })().catch((err: unknown) => {
+    // Only a step after the run itself can get here (the run's own failure is an outcome
+    // above). The agent still ends, as failed, and says so: a rejection nobody awaits would
+    // end the process, and an agent left "running" would keep the session waiting for ever.
+    if (agent.status === 'running') parent.limits.running--;
+    agent.status = 'failed';
+    const text = notification(agent, 'failed', scanReport(`Sub-agent failed: ${errorText(err)}`).text, agent.config.ledger);
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text });
+  });
 }
 
 /** An error as one line, as subagent.ts's describeError words it (this file imports nothing above it). */
@@ -237,9 +251,9 @@ export function deliverNotifications(config: ParentConfig): void {
   //> 15 deliver
   //! hint: Take every queued notification (splice the queue empty) and, if there were any, push ONE new
   //! hint: user message with a text block for each. Never add them to the message that carries tool_results.
-  const due = config.background?.queue.splice(0) ?? [];
+  const due = config.background?.queue.splice(0).sort((a, b) => a.order - b.order) ?? [];   // in launch order
   if (due.length === 0) return;
-  config.messages.push({ role: 'user', content: due.map((text) => ({ type: 'text' as const, text })) });
+  config.messages.push({ role: 'user', content: due.map((n) => ({ type: 'text' as const, text: n.text })) });
   //<
 }
 

@@ -20,6 +20,14 @@
 // From chapter 13 on, the loop starts a turn's agent calls together (limits.ts) and the
 // concurrency cap may turn some away; a refused call gets no child here.
 //<
+//> 15 fork-header-background
+//
+// From chapter 15 on, the main agent's fork children run in the background (background.ts),
+// and `subagent_type: "fork"` asks for a fork by name, in Claude Code 2.1.328's layout: the
+// child's assistant message holds only its own tool_use, answered by its own placeholder, so
+// children share the parent's history (cached by the parent's own request) and part at their
+// own call. Chapter 12's trigger keeps chapter 12's layout.
+//<
 
 import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -31,6 +39,9 @@ import { errorLine } from './cli.ts';
 //> 13 fork-import-limits
 import { refusedCalls } from './limits.ts';
 //<
+//> 15 fork-import-background
+import { launch } from './background.ts';
+//<
 
 /** The query source of a fork child. It lives on the child's config, not in its messages. */
 export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
@@ -39,6 +50,12 @@ export const FORK_DIRECTIVE_PREFIX = 'Your directive: ';
 // U+2014, an em dash, not "--": the bytes are the point, and every child must send the same ones.
 export const FORK_PLACEHOLDER_RESULT = 'Fork started \u2014 processing in background';
 export const FORK_REFUSAL = 'Fork is not available inside a forked worker. Complete your task directly using your tools.';
+//> 15 fork-own-constants
+/** Chapter 15's trigger, Claude Code's today (measured on 2.1.328): a fork asked for by name. */
+export const FORK_TYPE = 'fork';
+/** The placeholder of the child's own call in that layout (measured on 2.1.328; an em dash again). */
+export const FORK_OWN_PLACEHOLDER = 'Fork started \u2014 that fork is you.';
+//<
 
 const FORK_BOILERPLATE = [
   `<${FORK_BOILERPLATE_TAG}>`,
@@ -58,9 +75,15 @@ export function isForkSubagentEnabled(env: Record<string, string | undefined>): 
 
 /** A call forks only when forks are on AND it names no type; a named type keeps chapter 11's path. */
 export function takesForkPath(input: Record<string, unknown>, config: LoopConfig): boolean {
-  //> 12 takes-fork-path
+  //> 12-14 takes-fork-path
   //! hint: Fork only when config.forkEnabled is true and the call has no subagent_type.
   return config.forkEnabled === true && input.subagent_type === undefined;
+  //<
+  //> 15 takes-fork-path-named
+  // Chapter 12's trigger still holds; `subagent_type: "fork"` forks too, with or without the
+  // variable, but never for a coordinator (it has workerTools): it would coordinate, not execute.
+  if (input.subagent_type === FORK_TYPE) return config.workerTools === undefined;
+  return input.subagent_type === undefined && config.forkEnabled === true;   // chapter 12's, as before
   //<
 }
 
@@ -128,8 +151,14 @@ function childConfig(parent: LoopConfig, directive: string, client: Anthropic): 
   //<
 }
 
+//> 12-14 run-fork-call-signature
 /** The agent tool's fork path: refuse inside a fork, otherwise run this call's child. */
 export async function runForkCall(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
+//<
+//> 15 run-fork-call-signature-background
+/** The agent tool's fork path: refuse inside a fork, otherwise run this call's child (`background`: launch it). */
+export async function runForkCall(input: Record<string, unknown>, parent: LoopConfig, background = false): Promise<string> {
+//<
   //> 12 fork-guard
   //! hint: Refuse with FORK_REFUSAL when EITHER the config's querySource is FORK_QUERY_SOURCE
   //! hint: OR isInForkChild(parent.messages): each check covers the case the other misses.
@@ -141,6 +170,11 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   }
   //<
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
+  //> 15 fork-call-background
+  // The main agent's fork calls run in the background, in either layout; so does a call that
+  // names the fork type, wherever it comes from (it waits for its child when not in the background).
+  if (background || input.subagent_type === FORK_TYPE) return startFork(input, parent, background);
+  //<
   const batch = forkBatch(parent);
   const child = batch.children.find((c) => c.input === input);
   if (!child) throw new Error('this agent call is not part of the current assistant message');
@@ -230,6 +264,84 @@ async function runChild(parent: LoopConfig, directive: string, client: Anthropic
       `${ledger.input + ledger.cacheWrite + ledger.cacheRead} input (${ledger.cacheRead} read from cache) / ${ledger.output} output tokens\n`);
   }
 }
+//> 15 fork-background
+
+/**
+ * Claude Code 2.1.328's layout (measured): the parent's history as it was sent, then an
+ * assistant message holding ONLY this child's own tool_use (no text, no sibling calls), then
+ * one user message: that call's placeholder result, and the child's text. Siblings share the
+ * history, which the parent's own last request already wrote to the cache, and part at their
+ * own tool_use. No breakpoint of its own: chapter 8's marker on the last block (the directive)
+ * is three blocks from the shared prefix, well within the cache's look-back.
+ */
+export function ownForkMessages(parentMessages: Anthropic.MessageParam[], call: Anthropic.ToolUseBlockParam, directive: string): Anthropic.MessageParam[] {
+  //> 15 own-fork-messages
+  return [
+    ...parentMessages.slice(0, -1),
+    { role: 'assistant', content: [call] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: FORK_OWN_PLACEHOLDER }, { type: 'text', text: buildChildMessage(directive) }] },
+  ];
+  //<
+}
+
+/** The children of one assistant message: who leads (chapter 12's layout), and the cost table once all are done. */
+interface ForkGroup { children: { label: string; ledger: Ledger }[]; pending: number; leadStarted?: Promise<void> }
+const groups = new WeakMap<Anthropic.MessageParam, ForkGroup>();
+
+/**
+ * One fork child of chapter 15: its config in the layout its call asked for, launched in the
+ * background (the main agent's call) or run while the call waits. In chapter 12's layout the
+ * siblings still wait for the first child's response to begin: they read what it writes. In
+ * today's layout nobody waits: the shared prefix is the parent's, cached by the parent.
+ */
+async function startFork(input: Record<string, unknown>, parent: LoopConfig, background: boolean): Promise<string> {
+  const assistant = parent.messages.at(-1)!;
+  const call = (typeof assistant.content === 'string' ? [] : assistant.content)
+    .find((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use' && b.input === input);
+  if (!call) throw new Error('this agent call is not part of the current assistant message');
+  const own = input.subagent_type === FORK_TYPE;
+  const group = groups.get(assistant) ?? { children: [], pending: 0 };
+  groups.set(assistant, group);
+  const config: LoopConfig = { ...childConfig(parent, input.prompt as string, parent.client), background: undefined };
+  if (own) config.messages = ownForkMessages(parent.messages, call, input.prompt as string);
+  const child = { label: typeof input.description === 'string' ? input.description : `fork ${group.children.length + 1}`, ledger: config.ledger };
+  group.children.push(child);
+  group.pending++;
+  let before: Promise<void> = Promise.resolve();
+  let openLead: (() => void) | undefined;
+  if (!own && group.leadStarted) before = group.leadStarted;   // a sibling: once the lead's response has begun
+  else if (!own) {
+    // The lead, as in chapter 12: its first response opens the way for its siblings.
+    group.leadStarted = new Promise<void>((resolve) => { openLead = resolve; });
+    config.client = parent.client.withOptions({
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) openLead!();
+        return response;
+      },
+    });
+  }
+  const run = async (): Promise<string> => {
+    try {
+      await before;
+      return await runCompacting(config);
+    } finally {
+      openLead?.();   // a lead that failed before any request must not stall the rest
+    }
+  };
+  // Once the last child of the message has ended (its own summary printed), the table of what they cost.
+  const ended = () => {
+    child.ledger = config.ledger;   // this run's: launch gives each run a ledger of its own
+    if (--group.pending === 0) parent.terminal.write(forkCostReport(group.children));
+  };
+  if (background) return launch(parent, input, 'fork', config, run, ended);
+  // Not in the background: the call waits, and a failure is the report, as in chapter 12.
+  const report = await run().catch((err: unknown) => `Fork failed: ${errorLine(err)}`);
+  parent.ledger.absorb(config.ledger);
+  ended();
+  return report.trim() === '' ? '(the fork finished without a report)' : report;
+}
+//<
 
 //> 12 fork-compaction
 // A fork child carries the parent's whole history, so it is the first to outgrow the

@@ -17,6 +17,12 @@
 // (limits.ts); explore and plan never can. Every report is scanned (scan.ts) before the
 // parent's model reads it.
 //<
+//> 15 subagent-header-background
+//
+// From chapter 15 on, the main agent's calls return at once: the sub-agent runs in the
+// background (background.ts), and Return becomes a notification that arrives later. A
+// sub-agent's own calls still wait for their reports.
+//<
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
@@ -100,7 +106,12 @@ function agentToolSpec(types: Record<string, AgentType>): Tool['spec'] {
       properties: {
         description: { type: 'string', description: 'A short (3-5 word) label for the task' },
         prompt: { type: 'string', description: 'The complete task for the sub-agent' },
+        //> 11-14 agent-spec-types
         subagent_type: { type: 'string', enum: Object.keys(types), description: 'Default: general' },
+        //<
+        //> 15 agent-spec-types-fork
+        subagent_type: { type: 'string', enum: [...Object.keys(types), 'fork'], description: 'Default: general. fork: a child that starts from this conversation' },
+        //<
         model: { type: 'string', description: 'Optional model id for the sub-agent' },
         //> 16 agent-tool-isolation
         isolation: { type: 'string', enum: ['worktree'], description: 'worktree: the sub-agent works in a git worktree of its own, on a new branch; kept only if it changes something' },
@@ -262,7 +273,12 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //<
   //> 12 fork-dispatch
   // No type named and forks on: the child inherits the conversation instead (fork.ts).
+  //> 12-14 fork-dispatch-call
   if (takesForkPath(input, parent)) return runForkCall(input, parent);
+  //<
+  //> 15 fork-dispatch-background
+  if (takesForkPath(input, parent)) return runForkCall(input, parent, background);
+  //<
   //<
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
   //> 11-13 known-types

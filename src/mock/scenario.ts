@@ -67,7 +67,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
     includes: 'string', excludes: 'string', in_order: 'texts',
   },
   ledger: { tracks: 'tracks', cost: 'boolean' },
-  fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean' },
+  fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean', own: 'boolean' },
   fork_costs: { tracks: 'tracks', input_each: 'count', input_total: 'count' },
   concurrent: { tracks: 'tracks' },
   while_running: { track: 'track', request: 'positive', other: 'track' },

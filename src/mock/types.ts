@@ -154,8 +154,12 @@ export type ExpectationCheck =
    *  system prompt and tools, `from`'s messages and the assistant message that made the
    *  calls, then one user message with a tool_result for every tool_use of it (first) and the
    *  child's own text (last). The tracks' first requests differ only in that last block.
-   *  `cached`: every track after the first read exactly that shared prefix from the cache. */
-  | { fork_prefix: { tracks: string[]; from: string; cached?: boolean } }
+   *  `cached`: every track after the first read exactly that shared prefix from the cache.
+   *  `own` (Claude Code 2.1.328's layout, chapter 15): instead of the whole assistant message, each
+   *  child carries only its own tool_use, then its own placeholder result and its text; siblings
+   *  share `from`'s request (its history) and part at their own tool_use; `cached`: every track,
+   *  the first too, read exactly that history from the cache. */
+  | { fork_prefix: { tracks: string[]; from: string; cached?: boolean; own?: boolean } }
   /** The agent's `fork cost:` table: one row per track, in order, whose uncached / cache
    *  write / cache read columns equal the usage the mock reported to the track, and whose
    *  two cost columns (popular: write ×1, read ×0.1; documented: 5m write ×1.25, 1h ×2,

@@ -10,6 +10,8 @@ import { runChapter, type RunOptions as ChapterRunOptions, type RunResult } from
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
 import type { CaseVerdict, RunOptions } from '../tooling/docs.ts';
 import { findMutation, withMutant } from '../tooling/selfcheck.ts';
+import { weighUsage } from '../mock/index.ts';
+import type { RequestEvent } from '../mock/types.ts';
 
 /** How a transcript's run is made: runChapter, or (in the tests) a cache of runs already checked. */
 export type CaseRunner = (opts: ChapterRunOptions) => Promise<RunResult>;
@@ -59,6 +61,8 @@ export async function docVerdicts(n: number, runCase: CaseRunner = runChapter): 
     const result = await runCase({ codeDir: snapshotDir(chapter), scenario, latencyScale: 0 });
     const passed = result.expectations.filter((e) => e.ok).length;
     const usage = { calls: 0, input: 0, write: 0, read: 0, output: 0 };
+    const tracks: NonNullable<CaseVerdict['tracks']> = {};
+    const models = new Map(result.events.filter((e): e is RequestEvent => e.type === 'request').map((e) => [e.seq, e.model]));
     for (const e of result.events) {
       // Model calls only, as the usage table counts them: a token count has no track.
       if (e.type !== 'response' || e.track === null) continue;
@@ -67,8 +71,14 @@ export async function docVerdicts(n: number, runCase: CaseRunner = runChapter): 
       usage.write += e.usage.cache_creation_input_tokens;
       usage.read += e.usage.cache_read_input_tokens;
       usage.output += e.usage.output_tokens;
+      const t = (tracks[e.track] ??= { input: 0, write: 0, read: 0, output: 0, cost: 0 });
+      t.input += e.usage.input_tokens;
+      t.write += e.usage.cache_creation_input_tokens;
+      t.read += e.usage.cache_read_input_tokens;
+      t.output += e.usage.output_tokens;
+      t.cost += weighUsage(e.usage, models.get(e.seq) ?? '') / 1000;
     }
-    out.push({ caseName, title: scenario.title, verdict: `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`, usage });
+    out.push({ caseName, title: scenario.title, verdict: `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`, usage, tracks });
   }
   return out;
 }

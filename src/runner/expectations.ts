@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
-import { checkForkCosts, checkForkPrefix, modelOf } from './fork-checks.ts';
+import { checkForkCosts, checkForkPrefix, checkOwnForkPrefix, modelOf } from './fork-checks.ts';
 import { weighUsage } from '../mock/index.ts';
 import { branchesOf, fileInBranch, worktreesOf } from './git-repo.ts';
 
@@ -309,7 +309,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     }
     return true;
   }
-  if ('fork_prefix' in exp) return checkForkPrefix(exp.fork_prefix, events);
+  if ('fork_prefix' in exp) return exp.fork_prefix.own ? checkOwnForkPrefix(exp.fork_prefix, events) : checkForkPrefix(exp.fork_prefix, events);
   if ('fork_costs' in exp) return checkForkCosts(exp.fork_costs, events, seen.terminal);
   if ('concurrent' in exp) return checkConcurrent(exp.concurrent.tracks, events);
   if ('while_running' in exp) return checkWhileRunning(exp.while_running, events);

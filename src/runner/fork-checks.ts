@@ -99,6 +99,48 @@ export function checkForkPrefix(spec: { tracks: string[]; from: string; cached?:
   return true;
 }
 
+/**
+ * `fork_prefix` with `own` (chapter 15, Claude Code 2.1.328's layout): each child's first
+ * request is the parent's request that made the calls (system, tools, messages, byte for
+ * byte), then an assistant message holding only the child's own tool_use, then one user
+ * message: that call's result and the child's text. Children share the parent's request and
+ * part at their own tool_use; `cached`: each read exactly the parent's request from the cache.
+ */
+export function checkOwnForkPrefix(spec: { tracks: string[]; from: string; cached?: boolean }, events: MockEvent[]): string | true {
+  const seen = new Set<string>();
+  for (const track of spec.tracks) {
+    const req = requestsOf(events, track)[0];
+    if (!req) return `${track} sent no request`;
+    const messages = (req.body.messages as unknown[]) ?? [];
+    const lastBlocks = blocksOf(messages.at(-1));
+    const result = lastBlocks[0];
+    if (result?.type !== 'tool_result') return `${track}'s first request does not end with a user message that starts with a tool result: it is not a fork of ${spec.from}`;
+    const id = String(result.tool_use_id);
+    const resp = responsesOf(events, spec.from).find((r) => r.content.some((b) => b.type === 'tool_use' && b.id === id));
+    if (!resp) return `${track} answers tool call ${id}, which ${spec.from} never made`;
+    if (seen.has(id)) return `${track} answers the same call as another child (${id})`;
+    seen.add(id);
+    const parentReq = events.find((e): e is RequestEvent => e.type === 'request' && e.seq === resp.seq)!;
+    if (!sameBytes(req.body.system, parentReq.body.system)) return `${track}'s system prompt is not the bytes ${spec.from} sent`;
+    if (!sameBytes(req.body.tools, parentReq.body.tools)) return `${track}'s tools are not ${spec.from}'s exact tool array`;
+    const history = (parentReq.body.messages as unknown[]) ?? [];
+    if (messages.length !== history.length + 2) return `${track} sent ${messages.length} messages; this layout sends ${spec.from}'s ${history.length}, one assistant message and one more`;
+    const moved = history.findIndex((m, i) => !sameBytes(m, messages[i]));
+    if (moved >= 0) return `${track}'s message ${moved} is not ${spec.from}'s message ${moved}`;
+    const own = resp.content.find((b) => b.type === 'tool_use' && b.id === id);
+    if (!sameBytes({ role: 'assistant', content: [own] }, messages[history.length])) {
+      return `${track}'s message ${history.length} is not an assistant message holding only its own call ${id} (no text, no sibling calls)`;
+    }
+    if (lastBlocks.length !== 2 || lastBlocks[1]!.type !== 'text') return `${track}'s last message should be its call's result, then one text block (its own)`;
+    if (spec.cached) {
+      const shared = flattenRequest(parentReq.body).reduce((n, b) => n + b.tokens, 0);
+      const read = responsesOf(events, track)[0]?.usage.cache_read_input_tokens ?? 0;
+      if (read !== shared) return `${track} read ${read} tokens from the cache; ${spec.from}'s request, which it shares, is ${shared}`;
+    }
+  }
+  return true;
+}
+
 export function checkForkCosts(spec: { tracks: string[]; input_each?: number; input_total?: number }, events: MockEvent[], terminal: string): string | true {
   const { tracks } = spec;
   const lines = terminal.split('\n');

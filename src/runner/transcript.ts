@@ -429,7 +429,8 @@ export function agentReports(terminal: string): string[] {
 /** Usage per track, summed from the responses. */
 export function usageTable(events: MockEvent[], color: ChalkInstance): string[] {
   const rows = new Map<string, { calls: number; input: number; write: number; read: number; output: number }>();
-  for (const e of events) {
+  // Tracks in the transcript's order, not in the order they happened to finish.
+  for (const e of canonicalOrder(events)) {
     if (e.type !== 'response' || e.track === null) continue;
     const row = rows.get(e.track) ?? { calls: 0, input: 0, write: 0, read: 0, output: 0 };
     row.calls += 1;

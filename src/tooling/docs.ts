@@ -12,6 +12,8 @@
 //   <!-- cases: 11 -->                      …  <!-- /cases -->  every case but demo: title, command, PASS line
 //   <!-- cases: 11 except recursion,plan --> …                  … leaving out the ones shown as transcripts
 //   <!-- cases: 12 usage -->                …  <!-- /cases -->  … with each run's token totals (the mock's usage fields)
+//   <!-- forks: 15 fork,fork-seeds -->      …  <!-- /forks -->  fork children's cache use, case by case: the shared
+//                                                                prefix, who wrote it, what child 1 and the later ones paid
 //   <!-- exercise: 11 -->                   …  <!-- /exercise --> the --exercise paragraph, naming its stubs
 //   <!-- xray: fork.trigger -->             …  <!-- /xray -->   a fact measured on the pinned Claude Code
 //
@@ -45,6 +47,8 @@ export interface DocResolvers {
   cases(n: number, except: readonly string[], usage?: boolean): MaybeAsync<string | undefined>;
   /** The paragraph on chapter n's `--exercise`, naming the blocks it stubs out. */
   exercise(n: number): MaybeAsync<string>;
+  /** A markdown table of the fork children (tracks child-1 … child-N) of these cases of chapter n; undefined keeps the region. */
+  forks?(n: number, cases: readonly string[]): MaybeAsync<string | undefined>;
   /** The lines quoting one x-ray fact of the pinned release (xray/facts-VERSION.json); absent keeps the region. */
   xray?(id: string): MaybeAsync<string[]>;
 }
@@ -57,7 +61,8 @@ type Region =
   | { kind: 'hunk'; file: string; block: string; n: number }
   | { kind: 'cases'; n: number; except: string[]; usage: boolean }
   | { kind: 'exercise'; n: number }
-  | { kind: 'xray'; id: string };
+  | { kind: 'xray'; id: string }
+  | { kind: 'forks'; n: number; cases: string[] };
 
 /**
  * A transcript can show the request shapes (trace), a deliberately broken chapter (a
@@ -76,9 +81,11 @@ export interface CaseVerdict {
   verdict: string;
   /** The run's token totals over every model call, from the mock's usage fields. */
   usage?: { calls: number; input: number; write: number; read: number; output: number };
+  /** The same per track, and each track's input at the documented prices (base-input equivalents). */
+  tracks?: Record<string, { input: number; write: number; read: number; output: number; cost: number }>;
 }
 
-const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray'];
+const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray', 'forks'];
 
 const DIRECTIVE = /^<!--\s*([a-z][a-z-]*):\s*(.*?)\s*-->$/;
 const CLOSER = /^<!--\s*\/([a-z][a-z-]*)\s*-->$/;
@@ -118,6 +125,11 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     if (m[4] !== undefined) options.excerpt = true;
     if (m[5] !== undefined) options.mutation = m[5];
     return { kind, n: chapter(m[1] as string), caseName: m[2] as string, options };
+  }
+  if (kind === 'forks') {
+    const m = /^(\d+)\s+([\w-]+(?:,[\w-]+)*)$/.exec(args);
+    if (!m) return fail(`malformed forks region '${args}': expected <!-- forks: N CASE,CASE -->`);
+    return { kind, n: chapter(m[1] as string), cases: (m[2] as string).split(',') };
   }
   if (kind === 'xray') {
     if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(args)) return fail(`malformed xray region '${args}': expected <!-- xray: FACT-ID -->`);
@@ -159,6 +171,10 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
     }
     case 'exercise':
       return (await resolvers.exercise(region.n)).split('\n');
+    case 'forks': {
+      const table = resolvers.forks ? await resolvers.forks(region.n, region.cases) : undefined;
+      return table === undefined ? undefined : table.split('\n');
+    }
     case 'xray':
       return resolvers.xray ? [...(await resolvers.xray(region.id))] : undefined;
   }
@@ -316,6 +332,31 @@ export function defaultResolvers(
     },
     xray(id) {
       return docFactLines(root, id);
+    },
+    async forks(n, cases) {
+      if (!caseVerdicts) return undefined;
+      const all = await caseVerdicts(n);
+      const num = (x: number) => x.toLocaleString('en-US');
+      const rows = cases.map((name) => {
+        const c = all.find((v) => v.caseName === name);
+        if (!c) throw new Error(`no case ${name} in chapter ${n}`);
+        const kids = Object.entries(c.tracks ?? {}).filter(([t]) => /^child-\d+$/.test(t))
+          .sort(([a], [b]) => Number(a.slice(6)) - Number(b.slice(6))).map(([, u]) => u);
+        if (kids.length < 2) throw new Error(`case ${name} has fewer than two tracks child-1, child-2, …`);
+        const [first, ...later] = kids as [NonNullable<CaseVerdict['tracks']>[string], ...NonNullable<CaseVerdict['tracks']>[string][]];
+        const shared = Math.min(...later.map((u) => u.read));
+        const by = first.read >= shared ? 'the parent, by its own last request; every child reads it'
+          : first.read > 0 ? 'the parent up to what it sent, child 1 the rest; the later children read it' : 'child 1; the later children read it';
+        const pair = (u: { write: number; read: number }) => `${num(u.write)} / ${num(u.read)}`;
+        const laterPairs = [...new Set(later.map(pair))].join(' · ');
+        const cost = kids.reduce((s, u) => s + u.cost, 0);
+        return `| \`${name}\` | ${num(shared)} | ${by} | ${pair(first)} | ${laterPairs} | ${num(Math.round(cost))} |`;
+      });
+      return [
+        '| case | shared prefix (tokens) | written by | child 1: cache write / read | each later child: write / read | the children, at the documented prices |',
+        '|---|--:|---|--:|--:|--:|',
+        ...rows,
+      ].join('\n');
     },
   };
 }

@@ -64,14 +64,18 @@ export interface BackgroundAgent {
   status: AgentStatus;
   config: ChildConfig;
   run: () => Promise<string>;   // one run of its loop, on config.messages as they are
+  onEnd?: () => void;      // the launcher's own bookkeeping, once a run has ended and is queued
   stop?: () => void;
   done: Promise<void>;     // settles when the current run has queued its notification
 }
 
+/** A notification waiting for the next turn boundary; `order` is its agent's place in launch order. */
+export interface Queued { order: number; text: string }
+
 /** The session's background agents by id, and the notifications not yet delivered. */
 export class Background {
   readonly agents = new Map<string, BackgroundAgent>();
-  readonly queue: string[] = [];
+  readonly queue: Queued[] = [];
 
   /** Running agents, or notifications the main agent has not seen yet. */
   busy(): boolean {
@@ -102,7 +106,7 @@ export function callIdOf(input: Record<string, unknown>, config: ParentConfig): 
  * report comes later, as a notification.
  */
 export async function launch(
-  parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>,
+  parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
   const background = parent.background!;
   const agent: BackgroundAgent = {
@@ -113,6 +117,7 @@ export async function launch(
     status: 'running',
     config,
     run,
+    onEnd,
     done: Promise.resolve(),
   };
   background.agents.set(agent.id, agent);
@@ -156,8 +161,17 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
     parent.terminal.write(`  ⎿ ${agent.kind} sub-agent "${agent.label}" (${agent.id}, ${status}): ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +
       `${ledger.input + ledger.cacheRead + ledger.cacheWrite} input / ${ledger.output} output tokens\n`);
     agent.status = status;
-    parent.background!.queue.push(notification(agent, status, scanReport(result).text, ledger));
-  })();
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text: notification(agent, status, scanReport(result).text, ledger) });
+    agent.onEnd?.();
+  })().catch((err: unknown) => {
+    // Only a step after the run itself can get here (the run's own failure is an outcome
+    // above). The agent still ends, as failed, and says so: a rejection nobody awaits would
+    // end the process, and an agent left "running" would keep the session waiting for ever.
+    if (agent.status === 'running') parent.limits.running--;
+    agent.status = 'failed';
+    const text = notification(agent, 'failed', scanReport(`Sub-agent failed: ${errorText(err)}`).text, agent.config.ledger);
+    parent.background!.queue.push({ order: Number(agent.id.slice('agent-'.length)), text });
+  });
 }
 
 /** An error as one line, as subagent.ts's describeError words it (this file imports nothing above it). */
@@ -187,9 +201,9 @@ export function notification(agent: BackgroundAgent, status: AgentStatus, result
  * message of their own, after the message that answered the last tool calls.
  */
 export function deliverNotifications(config: ParentConfig): void {
-  const due = config.background?.queue.splice(0) ?? [];
+  const due = config.background?.queue.splice(0).sort((a, b) => a.order - b.order) ?? [];   // in launch order
   if (due.length === 0) return;
-  config.messages.push({ role: 'user', content: due.map((text) => ({ type: 'text' as const, text })) });
+  config.messages.push({ role: 'user', content: due.map((n) => ({ type: 'text' as const, text: n.text })) });
 }
 
 /** The agent a tool call names: unknown ids are a clear error, listing the known ones. */

@@ -15,6 +15,10 @@
 // turn, up to CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH levels below the main conversation
 // (limits.ts); explore and plan never can. Every report is scanned (scan.ts) before the
 // parent's model reads it.
+//
+// From chapter 15 on, the main agent's calls return at once: the sub-agent runs in the
+// background (background.ts), and Return becomes a notification that arrives later. A
+// sub-agent's own calls still wait for their reports.
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
@@ -78,7 +82,7 @@ function agentToolSpec(types: Record<string, AgentType>): Tool['spec'] {
       properties: {
         description: { type: 'string', description: 'A short (3-5 word) label for the task' },
         prompt: { type: 'string', description: 'The complete task for the sub-agent' },
-        subagent_type: { type: 'string', enum: Object.keys(types), description: 'Default: general' },
+        subagent_type: { type: 'string', enum: [...Object.keys(types), 'fork'], description: 'Default: general. fork: a child that starts from this conversation' },
         model: { type: 'string', description: 'Optional model id for the sub-agent' },
       },
       required: ['description', 'prompt'],
@@ -156,7 +160,7 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
  */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false): Promise<string> {
   // No type named and forks on: the child inherits the conversation instead (fork.ts).
-  if (takesForkPath(input, parent)) return runForkCall(input, parent);
+  if (takesForkPath(input, parent)) return runForkCall(input, parent, background);
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
   const types = agentTypes(parent.promptParts.agents);   // built-ins, replaced by name by the agent files
   const type = types[typeName];
