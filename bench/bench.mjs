@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The benchmark: median wall time and peak memory of `node steps/run.mjs N` for every
 // written chapter (a demo that scripts model latency also with --no-latency), and the
-// wall time of the whole test suite. Numbers are measured
+// wall and CPU time of the whole test suite, first with no kept self-check verdicts, then
+// with them (on a shared machine the CPU seconds compare better than the wall). Numbers are measured
 // here, never asserted in tests: machines differ, and a timing test is a flaky test.
 //
-//   npm run bench                 every written chapter, 7 runs each, plus npm test once
+//   npm run bench                 every written chapter, 7 runs each, plus npm test twice
 //   npm run bench -- 11 --runs 15 one chapter, more runs
 //   npm run bench -- --no-suite   skip the test suite
 //   (also: one chapter's --check as a command, and --watch from a save to its verdict)
@@ -148,9 +149,28 @@ function failingScenario(n, dir) {
   return file;
 }
 
+/** CPU seconds (user + system) of the children this process has waited for: Linux only. */
+function childCpu() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+    return (Number(fields[13]) + Number(fields[14])) / ticks;   // cutime, cstime
+  } catch { return undefined; }
+}
+
 if (args.suite) {
-  const m = measure(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['test', '--silent'], 1);
-  console.log(`npm test                         ${(m.wall / 1000).toFixed(1).padStart(6)} s`);
+  // The self-check keeps the mutations it killed (node_modules/.cache/subagents-selfcheck,
+  // see src/tooling/selfcheck.ts): the first run starts without them, as a fresh clone
+  // would, the second finds them, as a contributor's next run does.
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  for (const [label, fresh] of [['npm test (no kept verdicts)', true], ['npm test (verdicts kept)', false]]) {
+    if (fresh) rmSync(path.join(root, 'node_modules', '.cache', 'subagents-selfcheck'), { recursive: true, force: true });
+    const before = childCpu();
+    const m = measure(npm, ['test', '--silent'], 1);
+    const after = childCpu();
+    const cpu = before === undefined || after === undefined ? '' : `   ${(after - before).toFixed(1)} s CPU`;
+    console.log(`${label.padEnd(32)} ${(m.wall / 1000).toFixed(1).padStart(6)} s${cpu}`);
+  }
 }
 if (args.xray) {
   // One full x-ray (every case, the real binary against the mock): it takes seconds, so once.

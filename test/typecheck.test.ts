@@ -4,10 +4,10 @@
 
 import { it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { COMPILER_OPTIONS } from '../src/runner/typecheck.ts';
+import { COMPILER_OPTIONS, typeErrors } from '../src/runner/typecheck.ts';
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -28,4 +28,19 @@ it("--check's compiler options are tsconfig.json's: a snapshot clean here is cle
     i++;
   }
   expect(fromFlags).toEqual(project);
+});
+
+it('--check remembers a folder found clean, never one with errors: an error made after a clean check is reported', async () => {
+  const dir = mkdtempSync(path.join(ROOT, '.tmp-typecheck-'));
+  try {
+    cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
+    expect(await typeErrors(ROOT, dir)).toEqual([]);
+    const main = path.join(dir, 'main.ts');
+    const clean = readFileSync(main, 'utf8');
+    writeFileSync(main, `${clean}\nexport const notANumber: number = 'one';\n`);
+    const errors = await typeErrors(ROOT, dir);
+    expect(errors.map((e) => `${path.basename(e.file)}: ${e.message}`)).toEqual(["main.ts: Type 'string' is not assignable to type 'number'."]);
+    writeFileSync(main, clean);
+    expect(await typeErrors(ROOT, dir)).toEqual([]);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 });
