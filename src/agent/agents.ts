@@ -65,7 +65,12 @@ const NO_EFFECT: Readonly<Record<string, string>> = {
   effort: 'Claude Code sets the reasoning effort while this agent runs; this series sends no effort setting',
   memory: 'Claude Code gives this agent a memory folder that persists across sessions; this series keeps none',
   hooks: "Claude Code runs these hooks around this agent's tool calls; this series has no hooks",
+  //> 14-14 no-effect-background
   background: 'Claude Code runs this agent as a background task; here an agent call waits for its report',
+  //<
+  //> 15 no-effect-background-always
+  background: "Claude Code runs this agent as a background task; here every call of the main agent runs in the background already, and a sub-agent's calls wait",
+  //<
   //> 14-15 no-effect-isolation
   isolation: 'Claude Code runs this agent in a temporary git worktree; here it works in the workspace itself',
   //<

@@ -11,16 +11,30 @@
 // and orchestrate instead of executing, and with only `agent` to call it could not
 // execute anyway. So an agent call without a type takes the general sub-agent's path.
 //
+//> 13-14 coordinator-header-not-here
 // Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
 // one); in this series a worker runs until it reports.
+//<
+//> 15 coordinator-header-background
+// From chapter 15 on, its workers run in the background, and it keeps the two tools that act
+// on them by id: send_message (a follow-up to a worker that has reported) and stop_agent.
+//<
 
 import type { AgentHost, LoopConfig } from './types.ts';
 import { parseFlags } from './cli.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
+//> 15 coordinator-import-background
+import { SEND_MESSAGE, STOP_AGENT } from './background.ts';
+//<
 
 export const COORDINATOR_ROLE = [
   '# Coordinator mode',
+  //> 13-14 coordinator-role-tools
   'You are the coordinator. You do not read, search or change files yourself: your only tool is `agent`.',
+  //<
+  //> 15 coordinator-role-tools-background
+  'You are the coordinator. You do not read, search or change files yourself: your tools are `agent`, and `send_message` and `stop_agent` for the workers you started.',
+  //<
   'Split the task into self-contained pieces, hand each to a sub-agent (several calls in one turn run at the same time),',
   'then combine their reports into the answer. Each sub-agent sees only the prompt you write: make it complete.',
 ].join('\n');
@@ -33,7 +47,12 @@ export function isCoordinator(host: AgentHost): boolean {
 export function becomeCoordinator(config: LoopConfig): void {
   //> 13 become-coordinator
   config.workerTools = config.tools;   // what its sub-agents choose from, as before
+  //> 13-14 coordinator-tools
   config.tools = config.tools.filter((t) => t.spec.name === AGENT_TOOL_NAME);
+  //<
+  //> 15 coordinator-tools-background
+  config.tools = config.tools.filter((t) => [AGENT_TOOL_NAME, SEND_MESSAGE, STOP_AGENT].includes(t.spec.name));
+  //<
   config.system = `${config.system}\n\n${COORDINATOR_ROLE}`;
   config.forkEnabled = false;   // a forked coordinator would coordinate, not execute (see above)
   //<

@@ -659,6 +659,14 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: 'if (!own && group.leadStarted) before = Promise.resolve();',
     breaks: "in chapter 12's layout the later children wait for the first child's response, and read what it wrote" },
 
+  { id: 'notification-tags-not-defused', chapter: 15, caughtBy: 'forged-notification', file: 'scan.ts',
+    find: "'task-notification', 'result',",
+    replace: '',
+    breaks: "a report cannot close its notification's result or forge another notification" },
+  { id: 'coordinator-loses-background-tools', chapter: 15, caughtBy: 'coordinator', file: 'coordinator.ts',
+    find: '[AGENT_TOOL_NAME, SEND_MESSAGE, STOP_AGENT].includes(t.spec.name)',
+    replace: 't.spec.name === AGENT_TOOL_NAME',
+    breaks: 'a coordinator keeps send_message and stop_agent for its background workers' },
   // Chapter 16 · worktree isolation
   { id: 'child-in-shared-folder', chapter: 16, caughtBy: 'demo', file: 'subagent.ts',
     find: 'config.cwd = config.worktree.cwd;',

@@ -11,16 +11,17 @@
 // and orchestrate instead of executing, and with only `agent` to call it could not
 // execute anyway. So an agent call without a type takes the general sub-agent's path.
 //
-// Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
-// one); in this series a worker runs until it reports.
+// From chapter 15 on, its workers run in the background, and it keeps the two tools that act
+// on them by id: send_message (a follow-up to a worker that has reported) and stop_agent.
 
 import type { AgentHost, LoopConfig } from './types.ts';
 import { parseFlags } from './cli.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
+import { SEND_MESSAGE, STOP_AGENT } from './background.ts';
 
 export const COORDINATOR_ROLE = [
   '# Coordinator mode',
-  'You are the coordinator. You do not read, search or change files yourself: your only tool is `agent`.',
+  'You are the coordinator. You do not read, search or change files yourself: your tools are `agent`, and `send_message` and `stop_agent` for the workers you started.',
   'Split the task into self-contained pieces, hand each to a sub-agent (several calls in one turn run at the same time),',
   'then combine their reports into the answer. Each sub-agent sees only the prompt you write: make it complete.',
 ].join('\n');
@@ -32,7 +33,7 @@ export function isCoordinator(host: AgentHost): boolean {
 /** The main agent's config, turned into a coordinator's: the agent tool only, the role, no forks. */
 export function becomeCoordinator(config: LoopConfig): void {
   config.workerTools = config.tools;   // what its sub-agents choose from, as before
-  config.tools = config.tools.filter((t) => t.spec.name === AGENT_TOOL_NAME);
+  config.tools = config.tools.filter((t) => [AGENT_TOOL_NAME, SEND_MESSAGE, STOP_AGENT].includes(t.spec.name));
   config.system = `${config.system}\n\n${COORDINATOR_ROLE}`;
   config.forkEnabled = false;   // a forked coordinator would coordinate, not execute (see above)
 }

@@ -31,6 +31,9 @@
 export const HARNESS_TAGS = [
   'system-reminder', 'system', 'fork-boilerplate', 'command-name', 'command-message', 'command-args',
   'local-command-stdout', 'user-prompt-submit-hook', 'function_calls', 'function_results',
+  // Chapter 15's notification: a report that could close its <result> or open another
+  // notification could forge a status, or a whole report of another agent.
+  'task-notification', 'result',
 ];
 
 /** How every scanned report starts: the frame's header. The parent's model is told what was done to it. */

@@ -53,7 +53,7 @@ const NO_EFFECT: Readonly<Record<string, string>> = {
   effort: 'Claude Code sets the reasoning effort while this agent runs; this series sends no effort setting',
   memory: 'Claude Code gives this agent a memory folder that persists across sessions; this series keeps none',
   hooks: "Claude Code runs these hooks around this agent's tool calls; this series has no hooks",
-  background: 'Claude Code runs this agent as a background task; here an agent call waits for its report',
+  background: "Claude Code runs this agent as a background task; here every call of the main agent runs in the background already, and a sub-agent's calls wait",
   color: "Claude Code shows this agent's name in that colour; this series prints no colours per agent",
   initialPrompt: 'Claude Code sends it first when this agent is the main agent (--agent); this series never runs an agent file as the main agent',
   mcpServers: 'Claude Code connects these MCP servers for this agent; this series has no MCP',
