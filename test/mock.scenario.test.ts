@@ -101,6 +101,10 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].file.path: "src/../../secret" is not a relative path inside the workspace (no leading "/", no drive letter, no "..")`],
     ['an empty match', (s) => (s.tracks.explorer.match = {} as never), `${F}: $.tracks.explorer.match: needs at least one condition (system, user, first_user or not_user)`],
     ['a missing check field', (s) => (s.expect = [{ name: 'x', usage: { track: 'main' } }]), `${F}: $.expect[0].usage: missing "request" (a usage check needs "request")`],
+    ['an order of one text', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 1, in_order: ['alone'] } }]),
+      `${F}: $.expect[0].history.in_order: expected an array of at least two texts, in the order they must appear, got 1`],
+    ['an empty text in an order', (s) => (s.expect = [{ name: 'x', system: { track: 'main', in_order: ['first', ''] } }]),
+      `${F}: $.expect[0].system.in_order[1]: must not be empty (a text)`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));
