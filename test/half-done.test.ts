@@ -18,6 +18,7 @@ import { isEmptyBody, loadAgentSources } from '../src/tooling/generate.ts';
 import { renderChapter, renderExercise } from '../src/tooling/markers.ts';
 
 const plain = new Chalk({ level: 0 });
+const sources = await loadAgentSources(ROOT);   // parsed once: every test renders from the same src/agent/
 
 for (const ch of WRITTEN_CHAPTERS) {
   describe(`chapter ${ch.n}: one TODO left, the rest written`, async () => {
@@ -28,7 +29,7 @@ for (const ch of WRITTEN_CHAPTERS) {
         mkdirSync(dir, { recursive: true });
         try {
           const rel = path.relative(ROOT, dir);
-          for (const source of await loadAgentSources(ROOT)) {
+          for (const source of sources) {
             if (isEmptyBody(renderChapter(source.marked, ch.n))) continue;
             const body = source.name === block.file ? renderExercise(source.marked, ch.n, block.name) : renderChapter(source.marked, ch.n);
             writeFileSync(path.join(dir, source.name), `${exerciseHeader(ch, source.name, rel)}\n${body}`);
