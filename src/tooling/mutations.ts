@@ -667,6 +667,10 @@ export const MUTATIONS: readonly Mutation[] = [
     find: '[AGENT_TOOL_NAME, SEND_MESSAGE, STOP_AGENT].includes(t.spec.name)',
     replace: 't.spec.name === AGENT_TOOL_NAME',
     breaks: 'a coordinator keeps send_message and stop_agent for its background workers' },
+  { id: 'print-before-wake', chapter: 15, caughtBy: 'print', file: 'main.ts',
+    find: 'if (flags.print) answer = (await session.settle()) ?? answer;',
+    replace: '',
+    breaks: '-p prints the main agent\'s last answer, given once its background agents have reported' },
   // Chapter 16 · worktree isolation
   { id: 'child-in-shared-folder', chapter: 16, caughtBy: 'demo', file: 'subagent.ts',
     find: 'config.cwd = config.worktree.cwd;',
