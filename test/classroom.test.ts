@@ -24,6 +24,47 @@ function halfDone(edits: [string, string, string][]): string {
   return dir;
 }
 
+/**
+ * Where `shown` (an example in the docs) departs from `real`, or undefined when it is a
+ * trimmed copy: `"…"` stands for any value (in an array, for any run of items), a string
+ * ending in `…` for a string that starts so; an object shows every key, in order.
+ */
+function departure(shown: unknown, real: unknown, at = '$'): string | undefined {
+  if (shown === '…') return undefined;
+  if (typeof shown === 'string' && shown.endsWith('…')) {
+    const start = shown.slice(0, -1);
+    return typeof real === 'string' && real.startsWith(start) ? undefined : `${at}: ${JSON.stringify(real)} does not start with ${JSON.stringify(start)}`;
+  }
+  if (Array.isArray(shown)) {
+    if (!Array.isArray(real)) return `${at}: not an array`;
+    const match = (i: number, j: number): boolean => {
+      if (i === shown.length) return j === real.length;
+      if (shown[i] === '…') return match(i + 1, j) || (j < real.length && match(i, j + 1));
+      return j < real.length && departure(shown[i], real[j]) === undefined && match(i + 1, j + 1);
+    };
+    return match(0, 0) ? undefined : `${at}: the items shown are not the report's, in order (${JSON.stringify(real).slice(0, 300)}…)`;
+  }
+  if (shown !== null && typeof shown === 'object') {
+    if (real === null || typeof real !== 'object' || Array.isArray(real)) return `${at}: not an object`;
+    const keys = Object.keys(shown), realKeys = Object.keys(real);
+    if (keys.join() !== realKeys.join()) return `${at}: shows keys ${keys.join()}, the report has ${realKeys.join()}`;
+    for (const key of keys) {
+      const d = departure((shown as Record<string, unknown>)[key], (real as Record<string, unknown>)[key], `${at}.${key}`);
+      if (d !== undefined) return d;
+    }
+    return undefined;
+  }
+  return shown === real ? undefined : `${at}: shows ${JSON.stringify(shown)}, the report has ${JSON.stringify(real)}`;
+}
+
+/** The `--check --json` example of docs/teachers.md, parsed. */
+function teachersExample(): unknown {
+  const doc = readFileSync(path.join(ROOT, 'docs/teachers.md'), 'utf8');
+  const block = /<!-- the shape of `--check --json`[^\n]*\n```json\n([\s\S]*?)\n```/.exec(doc);
+  if (!block) throw new Error('docs/teachers.md has no --check --json example');
+  return JSON.parse(block[1]!);
+}
+
 const IGNORE_MODEL: [string, string, string] = ['subagent.ts', "model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),", 'model: type.model ?? parent.model,'];
 const NO_USAGE_LINE: [string, string, string] = ['subagent.ts', 'parent.terminal.write(`  ⎿ ${typeName} sub-agent', 'void (`  ⎿ ${typeName} sub-agent'];
 const NO_QUERY_SOURCE: [string, string, string] = ['subagent.ts', 'querySource: `agent:builtin:${typeName}`,', ''];
@@ -50,7 +91,7 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
-  it('--check --json: every scenario and expectation with its verdict and hint, and the type errors', async () => {
+  it('--check --json: every scenario and expectation with its verdict and hint, and the type errors, as docs/teachers.md shows them', async () => {
     const dir = halfDone([IGNORE_MODEL, NO_QUERY_SOURCE]);
     try {
       const r = await runMjs(['11', '--check', dir, '--json']);
@@ -68,6 +109,9 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
       expect(model.hint).toMatch(/input\.model/);
       expect(report.type_errors).toHaveLength(1);
       expect(report.type_errors[0]!.message).toMatch(/querySource/);
+      // docs/teachers.md shows this very report, trimmed: no count or field there can drift.
+      const asShown = JSON.parse(r.out.replaceAll(path.relative(ROOT, dir), 'exercises/11-subagents')) as unknown;
+      expect(departure(teachersExample(), asShown)).toBeUndefined();
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
@@ -82,7 +126,7 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
   });
 });
 
-describe('--check --watch', () => {
+describe.concurrent('--check --watch', () => {
   /** Spawns a watch; `until(text)` resolves once the output holds text. */
   function watching(dir: string, tmp: string) {
     const child = spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '11', '--check', dir, '--watch'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp } });
@@ -137,7 +181,7 @@ describe('--check --watch', () => {
   });
 });
 
-describe('--repl, typed through a pipe, no API key', () => {
+describe.concurrent('--repl, typed through a pipe, no API key', () => {
   it('answers a scripted prompt, says so for a prompt the script cannot answer, and ends on EOF', async () => {
     const r = await runMjs(['9', '--repl'], { input: 'tell me a joke\n/release-notes 1.2.0\n', env: { ANTHROPIC_API_KEY: undefined } });
     expect(r.code, r.err).toBe(0);
