@@ -126,7 +126,7 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
   });
 });
 
-describe('--check --watch', () => {
+describe.concurrent('--check --watch', () => {
   /** Spawns a watch; `until(text)` resolves once the output holds text. */
   function watching(dir: string, tmp: string) {
     const child = spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '11', '--check', dir, '--watch'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp } });
@@ -181,7 +181,7 @@ describe('--check --watch', () => {
   });
 });
 
-describe('--repl, typed through a pipe, no API key', () => {
+describe.concurrent('--repl, typed through a pipe, no API key', () => {
   it('answers a scripted prompt, says so for a prompt the script cannot answer, and ends on EOF', async () => {
     const r = await runMjs(['9', '--repl'], { input: 'tell me a joke\n/release-notes 1.2.0\n', env: { ANTHROPIC_API_KEY: undefined } });
     expect(r.code, r.err).toBe(0);

@@ -132,7 +132,7 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
   }, 60_000);
 });
 
-describe('finished and crashed runs leave nothing behind', () => {
+describe.concurrent('finished and crashed runs leave nothing behind', () => {
   it('a shell command still running in the background when the run ends is stopped', async () => {
     const r = await runIsolated(['2', '--scenario', lingering]);
     expect(r.code, r.stderr).toBe(0);
@@ -181,7 +181,7 @@ describe('--live, interrupted (the mock stands in for the API)', () => {
   }, 60_000);
 });
 
-describe('a TMPDIR that cannot hold a run is refused in one line, exit 2', () => {
+describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exit 2', () => {
   it('one that does not exist', async () => {
     const r = await runIsolated(['1'], undefined, { TMPDIR: '/no/such/folder' });
     expect(r.code).toBe(2);
