@@ -14,7 +14,7 @@
 //             inside the message that carries tool_results, so every tool_use keeps its
 //             result right after it
 //   wake      when the main agent has already answered and the prompts are done, the
-//             session waits for what still runs and sends the notifications (agent.ts)
+//             session waits for what still runs and sends the notifications (session.ts, settle)
 //
 // Two tools act on a registered agent by id: `send_message` continues a finished one in
 // its own context (a second notification follows), `stop_agent` ends a running one.
