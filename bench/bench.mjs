@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The benchmark: median wall time and peak memory of `node steps/run.mjs N` for every
 // written chapter (a demo that scripts model latency also with --no-latency), and the
-// wall and CPU time of the whole test suite, first with no kept self-check verdicts, then
-// with them (on a shared machine the CPU seconds compare better than the wall). Numbers are measured
+// wall and CPU time of the whole test suite, first with nothing kept from earlier runs, then
+// with what the first kept (on a shared machine the CPU seconds compare better than the wall). Numbers are measured
 // here, never asserted in tests: machines differ, and a timing test is a flaky test.
 //
 //   npm run bench                 every written chapter, 7 runs each, plus npm test twice
@@ -159,12 +159,13 @@ function childCpu() {
 }
 
 if (args.suite) {
-  // The self-check keeps the mutations it killed (node_modules/.cache/subagents-selfcheck,
-  // see src/tooling/selfcheck.ts): the first run starts without them, as a fresh clone
-  // would, the second finds them, as a contributor's next run does.
+  // The self-check keeps the mutations it killed and --check the folders it found clean
+  // (node_modules/.cache/subagents-selfcheck and subagents-check; see src/tooling/selfcheck.ts,
+  // src/runner/typecheck.ts): the first run starts without them, as a fresh clone would, the
+  // second finds them, as a contributor's next run does.
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  for (const [label, fresh] of [['npm test (no kept verdicts)', true], ['npm test (verdicts kept)', false]]) {
-    if (fresh) rmSync(path.join(root, 'node_modules', '.cache', 'subagents-selfcheck'), { recursive: true, force: true });
+  for (const [label, fresh] of [['npm test (nothing kept)', true], ['npm test (results kept)', false]]) {
+    if (fresh) for (const kept of ['subagents-selfcheck', 'subagents-check']) rmSync(path.join(root, 'node_modules', '.cache', kept), { recursive: true, force: true });
     const before = childCpu();
     const m = measure(npm, ['test', '--silent'], 1);
     const after = childCpu();

@@ -25,6 +25,15 @@ describe('chapter docs', () => {
   }
 });
 
+describe('the chapter tables', () => {
+  for (const [file, toDocs] of [['README.md', 'docs/'], ['docs/README.md', '']] as const) {
+    it(`${file} lists every written chapter, in order, with its title and line from src/chapters.ts`, () => {
+      const rows = readFileSync(path.join(ROOT, file), 'utf8').split('\n').filter((l) => /^\| \d+ +\| \[/.test(l));
+      expect(rows).toEqual(WRITTEN_CHAPTERS.map((ch) => `| ${String(ch.n).padEnd(2)} | [${ch.title}](${toDocs}${chapterDir(ch)}.md) | ${ch.canNow} |`));
+    });
+  }
+});
+
 // The limits of a chapter doc: one sitting's reading.
 const MAX_LINES = 450;
 const MAX_BLOCK = 60;        // lines inside one code or transcript block

@@ -427,7 +427,7 @@ describe('fillDoc', () => {
   });
 
   const errors: Array<[string, string, string]> = [
-    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise, xray, forks)"],
+    ['unknown kind', 'a\n<!-- snippet: x -->\n<!-- /snippet -->', "docs/x.md:2: unknown region kind 'snippet' (known: code, diff, run, files, hunk, cases, exercise, xray, forks, chapters)"],
     ['unclosed', 'a\n\n<!-- code: a.ts#b @3 -->\ntext\n', 'docs/x.md:3: code region is never closed (expected <!-- /code -->)'],
     ['opened inside another', '<!-- diff: 3 -->\n<!-- run: 3 demo -->\n<!-- /run -->', 'docs/x.md:1: diff region is never closed (expected <!-- /diff --> before line 2)'],
     ['wrong closer', '<!-- diff: 3 -->\n<!-- /code -->', "docs/x.md:2: '<!-- /code -->' does not close the diff region opened at line 1"],
@@ -435,12 +435,23 @@ describe('fillDoc', () => {
     ['malformed code', '<!-- code: agent.ts @3 -->\n<!-- /code -->', "docs/x.md:1: malformed code region 'agent.ts @3': expected <!-- code: FILE#BLOCK @N -->"],
     ['chapter outside the table', '<!-- run: 40 demo -->\n<!-- /run -->', 'docs/x.md:1: chapter 40 is not in the chapter table'],
     ['unclosed fence', '```ts\n<!-- code: a.ts#b @3 -->', "docs/x.md:2: code fence '```' is never closed"],
+    ['malformed chapters', '<!-- chapters: all -->\n<!-- /chapters -->', "docs/x.md:1: malformed chapters region 'all': expected <!-- chapters: written -->"],
   ];
   for (const [what, doc, message] of errors) {
     it(`rejects: ${what}`, async () => {
       await expect(fillDoc(doc, 'docs/x.md', stubResolvers)).rejects.toThrow(message);
     });
   }
+
+  it('fills a chapters region with the written chapters, linked from where the doc is', async () => {
+    const region = '<!-- chapters: written -->\nstale\n<!-- /chapters -->\n';
+    const top = (await fillDoc(region, 'README.md', stubResolvers)).split('\n');
+    const index = (await fillDoc(region, 'docs/README.md', stubResolvers)).split('\n');
+    expect(top).not.toContain('stale');
+    expect(top).toContain('| 1  | [The agent loop](docs/01-agent-loop.md) | call the model in a loop and run one tool (read_file) |');
+    expect(index).toContain('| 1  | [The agent loop](01-agent-loop.md) | call the model in a loop and run one tool (read_file) |');
+    expect(top.filter((l) => /^\| \d/.test(l))).toHaveLength(WRITTEN_CHAPTERS.length);
+  });
 
   it('reports a resolver failure at the region line, on one line', async () => {
     const resolvers = { ...stubResolvers, run: () => { throw new Error('no such case\nmore detail'); } };

@@ -16,6 +16,7 @@
 //                                                                prefix, who wrote it, what child 1 and the later ones paid
 //   <!-- exercise: 11 -->                   …  <!-- /exercise --> the --exercise paragraph, naming its stubs
 //   <!-- xray: fork.trigger -->             …  <!-- /xray -->   a fact measured on the pinned Claude Code
+//   <!-- chapters: written -->              …  <!-- /chapters --> the written chapters from src/chapters.ts (a table)
 //
 // A region marker is an HTML comment alone on its line, `<!-- kind: … -->` with a
 // lowercase kind. Other comments (`<!-- note -->`, `<!-- TODO: … -->`) and anything
@@ -23,8 +24,8 @@
 // write prose, run chapters or render transcripts: the resolvers do.
 
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { chapterDir, findChapter, previousWritten } from '../chapters.ts';
+import { join, posix } from 'node:path';
+import { WRITTEN_CHAPTERS, chapterDir, findChapter, previousWritten } from '../chapters.ts';
 import { hunksTouching } from './diff.ts';
 import { diffChapter, loadAgentSources } from './generate.ts';
 import type { AgentSource } from './generate.ts';
@@ -62,7 +63,8 @@ type Region =
   | { kind: 'cases'; n: number; except: string[]; usage: boolean }
   | { kind: 'exercise'; n: number }
   | { kind: 'xray'; id: string }
-  | { kind: 'forks'; n: number; cases: string[] };
+  | { kind: 'forks'; n: number; cases: string[] }
+  | { kind: 'chapters' };
 
 /**
  * A transcript can show the request shapes (trace), a deliberately broken chapter (a
@@ -85,7 +87,7 @@ export interface CaseVerdict {
   tracks?: Record<string, { input: number; write: number; read: number; output: number; cost: number }>;
 }
 
-const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray', 'forks'];
+const REGION_KINDS = ['code', 'diff', 'run', 'files', 'hunk', 'cases', 'exercise', 'xray', 'forks', 'chapters'];
 
 const DIRECTIVE = /^<!--\s*([a-z][a-z-]*):\s*(.*?)\s*-->$/;
 const CLOSER = /^<!--\s*\/([a-z][a-z-]*)\s*-->$/;
@@ -135,6 +137,10 @@ function parseRegion(kind: string, args: string, fail: (what: string) => never):
     if (!/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$/.test(args)) return fail(`malformed xray region '${args}': expected <!-- xray: FACT-ID -->`);
     return { kind, id: args };
   }
+  if (kind === 'chapters') {
+    if (args !== 'written') return fail(`malformed chapters region '${args}': expected <!-- chapters: written -->`);
+    return { kind };
+  }
   return fail(`unknown region kind '${kind}' (known: ${REGION_KINDS.join(', ')})`);
 }
 
@@ -151,7 +157,21 @@ function languageOf(file: string): string {
   return ext === '' ? 'text' : ext;
 }
 
-async function regionContent(region: Region, resolvers: DocResolvers): Promise<string[] | undefined> {
+/**
+ * The table of the written chapters, as src/chapters.ts has them, each title linking to its
+ * doc from where `docPath` is: the README and the docs index list what exists, never a copy.
+ */
+export function chaptersTable(docPath: string): string[] {
+  const toDocs = posix.relative(posix.dirname(docPath), 'docs');
+  const link = (name: string) => (toDocs === '' ? name : `${toDocs}/${name}`);
+  return [
+    '| #  | chapter | the agent can now … |',
+    '|----|---------|---------------------|',
+    ...WRITTEN_CHAPTERS.map((ch) => `| ${String(ch.n).padEnd(2)} | [${ch.title}](${link(`${chapterDir(ch)}.md`)}) | ${ch.canNow.replace(/\|/g, '\\|')} |`),
+  ];
+}
+
+async function regionContent(region: Region, resolvers: DocResolvers, docPath: string): Promise<string[] | undefined> {
   switch (region.kind) {
     case 'code':
       return fenced(languageOf(region.file), await resolvers.code(region.file, region.block, region.n));
@@ -177,6 +197,8 @@ async function regionContent(region: Region, resolvers: DocResolvers): Promise<s
     }
     case 'xray':
       return resolvers.xray ? [...(await resolvers.xray(region.id))] : undefined;
+    case 'chapters':
+      return chaptersTable(docPath);
   }
 }
 
@@ -219,7 +241,7 @@ export async function fillDoc(markdown: string, docPath: string, resolvers: DocR
     const closeAt = findClose(lines, i + 1, kind, fail);
     let content: string[] | undefined;
     try {
-      content = await regionContent(region, resolvers);
+      content = await regionContent(region, resolvers, docPath);
     } catch (err) {
       fail(messageOf(err));
     }
