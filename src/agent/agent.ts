@@ -25,9 +25,6 @@ import { streamMessage } from './stream.ts';
 //> 8 agent-import-cache
 import { withBreakpoints } from './cache.ts';
 //<
-//> 15 agent-import-background
-import { deliverNotifications } from './background.ts';
-//<
 
 const MAX_TOKENS = 4096;
 
@@ -44,8 +41,8 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     //<
     //> 15 loop-deliver
     // A turn boundary: notifications of background agents that finished go in now, in a
-    // message of their own; a stopped agent goes no further.
-    deliverNotifications(config);
+    // message of their own (background.ts, through the config); a stopped agent goes no further.
+    config.deliver?.(config);
     config.signal?.throwIfAborted();
     //<
     //> 7 loop-compact

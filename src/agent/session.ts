@@ -42,7 +42,7 @@ import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 //<
 //> 15 session-import-background
-import { Background, BACKGROUND_TOOLS } from './background.ts';
+import { Background, BACKGROUND_TOOLS, deliverNotifications } from './background.ts';
 //<
 
 //> 1-2 fixed-system-prompt
@@ -128,6 +128,7 @@ export class Session {
       //<
       //> 15 session-background
       background: new Background(),   // the main agent's agent calls run in the background
+      deliver: deliverNotifications,  // the loop calls it at each turn boundary; no child config copies it
       //<
     };
     //> 13 session-coordinator

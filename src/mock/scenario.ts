@@ -48,7 +48,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
   },
   file: { path: 'path', equals: 'string', includes: 'string', exists: 'boolean' },
-  requests: { track: 'track', count: 'count', min: 'count', max: 'count' },
+  requests: { track: 'track', count: 'count', min: 'count', max: 'count', counted: 'count' },
   tools: { track: 'track', include: 'strings', exclude: 'strings', exactly: 'strings' },
   system: { track: 'track', includes: 'string', excludes: 'string', in_order: 'texts' },
   system_stable: { track: 'track' },

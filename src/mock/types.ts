@@ -115,8 +115,8 @@ export type ExpectationCheck =
       includes_track_text?: string; excludes?: string; is_error?: boolean } }
   /** A file in the workspace after the run. */
   | { file: { path: string; equals?: string; includes?: string; exists?: boolean } }
-  /** How many requests a track got (exact, or at least/at most). */
-  | { requests: { track: string; count?: number; min?: number; max?: number } }
+  /** How many requests a track got (exact, or at least/at most); how many of them a count_tokens request measured. */
+  | { requests: { track: string; count?: number; min?: number; max?: number; counted?: number } }
   /** The tool names offered in every request of a track. */
   | { tools: { track: string; include?: string[]; exclude?: string[]; exactly?: string[] } }
   /** Every request of a track had a system prompt that includes / excludes text, or carries the

@@ -87,6 +87,28 @@ export function finalTextOf(events: MockEvent[], track: string): string | undefi
   return last?.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
 }
 
+/**
+ * Which model request each count_tokens request measured: the next one, of any track,
+ * carrying the same messages (cache_control marks ignored: they are the agent's choice per
+ * call, not part of what is measured; a string content is one text block, as the API reads
+ * it). A count has no track of its own, and matching by content reads the same however
+ * concurrent agents interleave. A count no model request followed maps to undefined.
+ */
+export function measuredRequests(events: MockEvent[]): Map<RequestEvent, RequestEvent | undefined> {
+  const requests = events.filter((e): e is RequestEvent => e.type === 'request').sort((a, b) => a.seq - b.seq);
+  const keys = new Map<number, string>();
+  const keyOf = (r: RequestEvent) => JSON.stringify(
+    ((r.body.messages as { role: string; content: unknown }[] | undefined) ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content })),
+    (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+  const key = (r: RequestEvent) => keys.get(r.seq) ?? keys.set(r.seq, keyOf(r)).get(r.seq)!;
+  const out = new Map<RequestEvent, RequestEvent | undefined>();
+  for (const count of requests.filter((r) => r.path.endsWith('/count_tokens'))) {
+    const k = key(count);
+    out.set(count, requests.find((r) => r.seq > count.seq && r.path === '/v1/messages' && r.track !== null && key(r) === k));
+  }
+  return out;
+}
+
 function short(text: string, max = 90): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -175,6 +197,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
     if (r.count !== undefined && n !== r.count) return `${r.track} sent ${n} requests, expected ${r.count}`;
     if (r.min !== undefined && n < r.min) return `${r.track} sent ${n} requests, expected at least ${r.min}`;
     if (r.max !== undefined && n > r.max) return `${r.track} sent ${n} requests, expected at most ${r.max}`;
+    if (r.counted !== undefined) {
+      const counted = [...measuredRequests(events).values()].filter((m) => m?.track === r.track).length;
+      if (counted !== r.counted) return `${counted} count_tokens request${counted === 1 ? '' : 's'} measured ${r.track}'s requests, expected ${r.counted}`;
+    }
     return true;
   }
   if ('tools' in exp) {

@@ -4,7 +4,7 @@
 
 import type { ChalkInstance } from 'chalk';
 import type { MockEvent, RequestEvent, ResponseEvent, ErrorEvent } from '../mock/types.ts';
-import { resultText } from './expectations.ts';
+import { measuredRequests, resultText } from './expectations.ts';
 import { flattenRequest, type FlatBlock } from '../mock/index.ts';
 
 type Block = Record<string, unknown>;
@@ -312,17 +312,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
 function countRequests(events: MockEvent[]): { before: Map<number, string[]>; unmatched: string[] } {
   const before = new Map<number, string[]>();
   const unmatched: string[] = [];
-  const requests = events.filter((e): e is RequestEvent => e.type === 'request').sort((a, b) => a.seq - b.seq);
-  // cache_control marks are the agent's choice per call, not part of what is measured.
-  // A string content is one text block, as the API reads it.
-  const keys = new Map<number, string>();
-  const key = (r: RequestEvent) => keys.get(r.seq) ?? keys.set(r.seq, keyOf(r)).get(r.seq)!;
-  const keyOf = (r: RequestEvent) => JSON.stringify(
-    ((r.body.messages as { role: string; content: unknown }[] | undefined) ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content })),
-    (k, v: unknown) => (k === 'cache_control' ? undefined : v));
-  for (const count of requests.filter((r) => r.path.endsWith('/count_tokens'))) {
-    const k = key(count);
-    const measured = requests.find((r) => r.seq > count.seq && r.path === '/v1/messages' && r.track !== null && key(r) === k);
+  for (const [count, measured] of measuredRequests(events)) {
     if (!measured) { unmatched.push(`#${count.seq}`); continue; }
     const tokens = events.find((r): r is ResponseEvent => r.type === 'response' && r.seq === count.seq)?.usage.input_tokens;
     before.set(measured.seq, [...(before.get(measured.seq) ?? []), `  → request #${count.seq} count_tokens${tokens === undefined ? '' : `: ${tokens} tokens`} (measuring the context before the next call)`]);

@@ -256,7 +256,9 @@ async function startFork(input: Record<string, unknown>, parent: LoopConfig, bac
   const own = input.subagent_type === FORK_TYPE;
   const group = groups.get(assistant) ?? { children: [], pending: 0 };
   groups.set(assistant, group);
-  const config: LoopConfig = { ...childConfig(parent, input.prompt as string, parent.client), background: undefined };
+  // A copy of the parent's config, but not its background agents nor their notifications:
+  // those reach the main agent only.
+  const config: LoopConfig = { ...childConfig(parent, input.prompt as string, parent.client), background: undefined, deliver: undefined };
   if (own) config.messages = ownForkMessages(parent.messages, call, input.prompt as string);
   const child = { label: typeof input.description === 'string' ? input.description : `fork ${group.children.length + 1}`, ledger: config.ledger };
   group.children.push(child);

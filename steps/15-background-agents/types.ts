@@ -65,6 +65,10 @@ export interface LoopConfig {
   runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
   background?: Background;  // the main agent's: its background agents by id, and their notifications
   signal?: AbortSignal;     // a background agent's: stop_agent aborts it
+  /** At each turn boundary, before the model call: hands the main agent the notifications of
+   *  its background agents that finished (background.ts). The main agent's only: a sub-agent,
+   *  whose delegations wait for their reports, has none, and neither has a summary call. */
+  deliver?: (config: LoopConfig) => void;
 }
 
 /** What the system prompt is made of, gathered once when the session starts (prompt.ts). */

@@ -18,7 +18,6 @@ import type { LoopConfig } from './types.ts';
 import { runTool } from './tools.ts';
 import { streamMessage } from './stream.ts';
 import { withBreakpoints } from './cache.ts';
-import { deliverNotifications } from './background.ts';
 
 const MAX_TOKENS = 4096;
 
@@ -29,8 +28,8 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
   while (true) {
     if (++turns > config.maxTurns) throw new Error(`stopped after ${config.maxTurns} model calls without a final answer`);
     // A turn boundary: notifications of background agents that finished go in now, in a
-    // message of their own; a stopped agent goes no further.
-    deliverNotifications(config);
+    // message of their own (background.ts, through the config); a stopped agent goes no further.
+    config.deliver?.(config);
     config.signal?.throwIfAborted();
     await config.compact(config);   // may replace old messages by a summary (context.ts); the rest of config stays as it is
     // Streamed: the text reaches the terminal while the model is still writing it (stream.ts).

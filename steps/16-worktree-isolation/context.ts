@@ -93,6 +93,7 @@ async function compact(config: LoopConfig, cut: number): Promise<boolean> {
     messages: [{ role: 'user', content: `Summarise this conversation:\n\n${asText(old)}` }],
     terminal: { write: () => {} },               // its text is the result, not something to show
     querySource: 'compact',
+    deliver: undefined,   // a notification waits for the main loop's next turn, not the summary's
   });
   config.messages.splice(0, cut, { role: 'user', content: `${SUMMARY_PREFIX}\n\n${summary}` });
   return true;

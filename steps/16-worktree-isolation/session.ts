@@ -21,7 +21,7 @@ import { forkedSkill, runIsland } from './island.ts';
 import { isForkSubagentEnabled } from './fork.ts';
 import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
-import { Background, BACKGROUND_TOOLS } from './background.ts';
+import { Background, BACKGROUND_TOOLS, deliverNotifications } from './background.ts';
 
 
 /** The main agent: one conversation that lasts across prompts. */
@@ -60,6 +60,7 @@ export class Session {
       limits: readLimits(host.env, (line) => host.terminal.write(`${line}\n`)),
       runCalls,   // a turn's agent calls run together, under the caps (limits.ts)
       background: new Background(),   // the main agent's agent calls run in the background
+      deliver: deliverNotifications,  // the loop calls it at each turn boundary; no child config copies it
     };
     if (isCoordinator(host)) becomeCoordinator(this.config);   // delegate only: coordinator.ts
   }

@@ -1,0 +1,57 @@
+// Chapter 15's turn boundary, on the config: only the main agent's loop hands over the
+// notifications of its background agents. A compaction runs the loop too, for its summary,
+// on a copy of the main agent's config; a notification waiting in the queue must not go to
+// the summariser (where it would be summarised away and never reach the main agent as a
+// notification), it waits for the main loop's next turn. The model is a stand-in client
+// that records what each request carried; the code is chapter 15's snapshot.
+
+import { describe, it, expect } from 'vitest';
+import type Anthropic from '@anthropic-ai/sdk';
+import { compactByHand } from '../steps/15-background-agents/context.ts';
+import { Background, deliverNotifications, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
+import { Ledger } from '../steps/15-background-agents/ledger.ts';
+import { MODEL_ALIASES } from '../steps/15-background-agents/models.ts';
+import type { LoopConfig } from '../steps/15-background-agents/types.ts';
+
+/** A client whose every streamed answer is one text block; it keeps each request's messages. */
+function recordingClient(sent: Anthropic.MessageParam[][]): Anthropic {
+  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const stream = (params: Anthropic.MessageStreamParams) => {
+    sent.push(structuredClone(params.messages));
+    return {
+      on() { return this; },
+      finalMessage: async () => ({ role: 'assistant', content: [{ type: 'text', text: 'The user asked about the port.' }], stop_reason: 'end_turn', usage }),
+    };
+  };
+  return { messages: { stream } } as unknown as Anthropic;
+}
+
+function mainConfig(sent: Anthropic.MessageParam[][]): LoopConfig {
+  const background = new Background();
+  background.queue.push({ order: 1, text: `<${NOTIFICATION_TAG}>\n<task-id>agent-1</task-id>\n<status>completed</status>\n</${NOTIFICATION_TAG}>` });
+  return {
+    client: recordingClient(sent), model: MODEL_ALIASES.sonnet!, system: 'sys', tools: [],
+    messages: [{ role: 'user', content: 'Which variable sets the port?' }, { role: 'assistant', content: 'An explorer is on it.' }],
+    cwd: '/nowhere', terminal: { write: () => {} }, permissions: { mode: 'default' },
+    querySource: 'repl_main_thread', compact: async () => {}, ledger: new Ledger(), promptCaching: false,
+    depth: 0, maxTurns: 5, refuse: () => undefined,
+    promptParts: { env: '', claudeMd: '', memory: '', style: '', gitStatus: '', skills: [], agents: [] },
+    limits: { maxConcurrent: 10, maxDepth: 1, running: 0 }, runCalls: async () => [],
+    background, deliver: deliverNotifications,
+  };
+}
+
+describe("chapter 15: notifications reach the main agent's loop only", () => {
+  it('/compact while a notification waits: the summary request carries none, the queue keeps it for the main loop', async () => {
+    const sent: Anthropic.MessageParam[][] = [];
+    const config = mainConfig(sent);
+    expect(await compactByHand(config)).toMatch(/conversation compacted/);
+    expect(sent).toHaveLength(1);   // the summary call, and only it
+    expect(JSON.stringify(sent[0])).not.toContain(`<${NOTIFICATION_TAG}>`);
+    expect(config.background!.queue).toHaveLength(1);
+    config.deliver!(config);   // the main loop's next turn boundary
+    const last = config.messages.at(-1)!;
+    expect(last.role).toBe('user');
+    expect(JSON.stringify(last.content)).toContain('<task-id>agent-1</task-id>');
+  });
+});
