@@ -18,6 +18,7 @@ import { findMutation, withMutant } from '../src/tooling/selfcheck.ts';
 import { fillDoc, defaultResolvers } from '../src/tooling/docs.ts';
 import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX, FORK_PLACEHOLDER_RESULT, FORK_REFUSAL } from '../steps/12-fork-subagents/fork.ts';
 import { SCANNED_MARK } from '../steps/13-parallel-limits/scan.ts';
+import { LAUNCHED, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
 import type { XrayTrace } from '../src/xray/trace.ts';
 
@@ -63,13 +64,20 @@ describe("the series' facts", () => {
   it('chapters 11 and 13: reports inline, explore without a shell, the caps as the code enforces them', async () => {
     const facts = extractFacts(await seriesOnce());
     expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
-    expect(value(facts, 'report.notification')).toBe('none: the report is the tool_result');
+    expect(facts.find((f) => f.id === 'report.delivery')?.version).toBe('chapter 11');
     expect(facts.find((f) => f.id === 'report.framing')?.version).toBe('chapter 13');
     expect(value(facts, 'report.framing').startsWith(`framed: opens with "${SCANNED_MARK}: …]"`)).toBe(true);
     expect(value(facts, 'explore.context')).toBe('CLAUDE.md no · git status no');
     expect(value(facts, 'general.context')).toBe('CLAUDE.md yes · git status yes');
     expect(value(facts, 'limits.concurrency')).toMatch(/^is_error · "Concurrent subagent limit reached" · names the variable: yes$/);
     expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
+  });
+
+  it("chapter 15's demo: the call returns its launch notice, the report comes later in a notification", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'report.notice')).toBe(`"${LAUNCHED}" · names an agent id: yes`);
+    expect(value(facts, 'report.notification')).toBe(`a user text block: <${NOTIFICATION_TAG}> > <result>`);
+    for (const id of ['report.notice', 'report.notification']) expect(facts.find((f) => f.id === id)?.version, id).toBe('chapter 15');
   });
 
   it("chapter 9's precedence case: of two same-name skills, the body that reached the model is the personal one", async () => {
@@ -96,6 +104,18 @@ describe('a chapter broken on purpose flips its row', () => {
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'fork.tools')!;
     expect(after.series.value).toBe('a different set, agent tool removed');
     expect(after.same).toBe(false);
+  });
+
+  it("a chapter 15 whose launch waits for the report: its notice row goes from same to different", async () => {
+    const others = (await seriesOnce()).filter((t) => t.version !== 'chapter 15');
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'report.notice')!;
+    expect(before.same).toBe(true);
+    const mutant = await withMutant(ROOT, findMutation('launch-waits-for-report'), (dir) => seriesTraces({ chapters: [15], codeDir: () => dir }));
+    const rows = pairFacts(extractFacts([...others, ...mutant]), claude());
+    const notice = rows.find((r) => r.id === 'report.notice')!;
+    expect([notice.series.version, notice.series.value, notice.same]).toEqual(['chapter 15', 'nothing: the call waits for the report', false]);
+    const later = rows.find((r) => r.id === 'report.notification')!;
+    expect([later.series.version, later.series.value]).toEqual(['chapter 15', 'none: the report is the tool_result']);
   });
 
   it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {
@@ -295,6 +315,11 @@ describe('docs quote the facts file', () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+
+  it("the x-ray page labels each pinned fact with the chapter that teaches it", async () => {
+    const text = await readFile(path.join(ROOT, 'docs', 'xray.md'), 'utf8');
+    for (const { id, chapter } of FACT_TITLES) expect(text, id).toContain(`- \`${id}\` (chapter ${chapter}):`);
   });
 
   it('chapters 11 to 14 quote a fact and link the x-ray page; so do the README and the docs index', async () => {

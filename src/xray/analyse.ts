@@ -46,8 +46,8 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'fork.refusal', title: 'a fork child tries to fork', chapter: 12 },
   { id: 'fork.named-child', title: 'a fork child starts a named sub-agent', chapter: 12 },
   { id: 'report.delivery', title: "how a sub-agent's report reaches the main agent", chapter: 11 },
-  { id: 'report.notice', title: 'what the agent call returns at once', chapter: 11 },
-  { id: 'report.notification', title: 'where a later report arrives', chapter: 11 },
+  { id: 'report.notice', title: 'what the agent call returns at once', chapter: 15 },
+  { id: 'report.notification', title: 'where a later report arrives', chapter: 15 },
   { id: 'report.framing', title: 'how a report returned inline is framed', chapter: 13 },
   { id: 'explore.tools', title: "Explore's tools", chapter: 11 },
   { id: 'explore.context', title: "Explore's start context", chapter: 11 },
@@ -553,6 +553,7 @@ function fromRoot(s: Spawn): boolean {
   return s.conv.kind === 'root';
 }
 
+/** Read on the first run of the delegate case: the series' is chapter 11's, which waits for the report. */
 function reportDelivery(all: Analysed[]): Fact {
   const ds = deliveries(all, fromRoot);
   const d = ds.find((x) => x.a.trace.case === 'delegate') ?? ds[0];
@@ -560,9 +561,18 @@ function reportDelivery(all: Analysed[]): Fact {
   return fact('report.delivery', deliveryMode(d), d.a.trace);
 }
 
+/**
+ * The latest run of the delegate case: the series runs it in chapter 11 (the call waits) and
+ * again in chapter 15 (background agents); Claude Code runs it once. How the call returns and
+ * where the report arrives are read on this one: a chapter 15 that waits again shows it here.
+ */
+function latestDelegate(ds: Delivery[]): Delivery | undefined {
+  const last = ds.filter((x) => x.a.trace.case === 'delegate').at(-1)?.a.trace;
+  return ds.find((x) => x.a.trace === last) ?? ds[0];
+}
+
 function reportNotice(all: Analysed[]): Fact {
-  const ds = deliveries(all, fromRoot);
-  const d = ds.find((x) => x.a.trace.case === 'delegate') ?? ds[0];
+  const d = latestDelegate(deliveries(all, fromRoot));
   if (!d || !d.result) return fact('report.notice', NOT_MEASURED);
   if (carries(d.result.text, d.report)) return fact('report.notice', 'nothing: the call waits for the report', d.a.trace);
   const id = /\bagent ?id:\s*(\S+)/i.test(d.result.text);
@@ -582,12 +592,9 @@ function openTags(text: string, at: number): string[] {
 }
 
 function reportNotification(all: Analysed[]): Fact {
-  const ds = deliveries(all, fromRoot);
-  const d = ds.find((x) => x.later !== undefined && x.a.trace.case === 'delegate') ?? ds.find((x) => x.later !== undefined);
-  if (!d || d.later === undefined) {
-    const inline = ds[0];
-    return inline ? fact('report.notification', 'none: the report is the tool_result', inline.a.trace) : fact('report.notification', NOT_MEASURED);
-  }
+  const d = latestDelegate(deliveries(all, fromRoot));
+  if (!d) return fact('report.notification', NOT_MEASURED);
+  if (d.later === undefined) return fact('report.notification', 'none: the report is the tool_result', d.a.trace);
   const tags = openTags(d.later, d.later.indexOf(d.report.split('\n')[0]!.trim()));
   // The fields beside the report: the child tags of the innermost element that holds it.
   const holder = tags.length >= 2 ? tags[tags.length - 2]! : undefined;

@@ -21,7 +21,9 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
 
 /**
  * Which chapter scenarios show the series' side of each x-ray case. The order matters
- * where a fact takes the latest evidence (how an inline report is framed: chapter 13's).
+ * where a fact takes the first or the latest evidence: how a report reaches the main agent
+ * is chapter 11's (it waits), what the call returns at once and where the report arrives
+ * later are chapter 15's (background agents), how an inline report is framed is chapter 13's.
  * A scenario the chapter does not have is skipped: its facts read "not measured".
  */
 export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: readonly XrayCase[] }[] = [
@@ -32,6 +34,7 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   { chapter: 12, scenario: 'fork-named', cases: ['guard'] },
   { chapter: 13, scenario: 'cap-one', cases: ['limits'] },
   { chapter: 13, scenario: 'depth-one', cases: ['limits'] },
+  { chapter: 15, scenario: 'demo', cases: ['delegate'] },
 ];
 
 export type CaseRunner = (opts: RunOptions) => Promise<RunResult>;
