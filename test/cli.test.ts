@@ -2,30 +2,19 @@
 // runs and verifies itself, temp folders never outlive a run. Most cases call main()
 // in-process (fast); one spawns the real `node steps/run.mjs` end to end.
 
-import { describe, it, expect, vi, afterEach } from 'vitest';
+import { describe, it, expect, afterEach } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { main } from '../src/runner/cli.ts';
 import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
+import { runInProcess } from './cli-helpers.ts';
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { out += `${a.join(' ')}\n`; });
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { err += `${a.join(' ')}\n`; });
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
-  try {
-    const code = await main(argv);
-    return { code, out, err };
-  } finally {
-    log.mockRestore(); error.mockRestore(); write.mockRestore();
-  }
-}
+// main() in this process, its output captured (cli-helpers.ts).
+const run = runInProcess;
 
 
 afterEach(() => { delete process.env.ANTHROPIC_API_KEY; });
