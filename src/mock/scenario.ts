@@ -29,7 +29,7 @@ type Json = Record<string, unknown>;
 const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 /** Allowed fields, exported so a test can hold the editor schema to the same lists. */
 export const ROOT_FIELDS = [
-  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'tracks', 'expect',
+  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
 ];
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
@@ -272,6 +272,12 @@ export function parseScenario(text: string, file: string): Scenario {
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
       boolean(required(o, 'allow', p, 'whether the user allows the call'), `${p}.allow`, 'allow or deny');
     });
+  }
+  if ('unattended' in root) {
+    boolean(root.unattended, '$.unattended', 'whether nobody is there to answer permission prompts');
+    if (root.unattended === true && Array.isArray(root.answers) && root.answers.length > 0) {
+      fail('$.answers', 'an unattended run has nobody to answer permission prompts: give no answers, or drop "unattended"');
+    }
   }
 
   // Tracks.

@@ -29,6 +29,8 @@ export interface Scenario {
   prompts: string[];
   /** Scripted answers to permission prompts (chapter 6 on), consumed in order. */
   answers?: PermissionAnswer[];
+  /** Nobody is there to answer permission prompts: the agent is given no way to ask (as from a script or a pipe). */
+  unattended?: boolean;
   /** The scripted conversations, by name. `main` is the user's own agent. */
   tracks: Record<string, Track>;
   /** What must be true after the run, checked from the event log and the workspace. */

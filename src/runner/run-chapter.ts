@@ -187,7 +187,8 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       argv: opts.scenario.argv ?? [],
       terminal: { write: (text) => { output += text; } },
       platform: SCRIPTED_PLATFORM,
-      ask,
+      // Unattended: no way to ask at all, as when the agent runs from a script or a pipe.
+      ...(!opts.scenario.unattended && { ask }),
     });
   } catch (err) {
     crash = oneLine(err);
