@@ -29,7 +29,7 @@ type Json = Record<string, unknown>;
 const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 /** Allowed fields, exported so a test can hold the editor schema to the same lists. */
 export const ROOT_FIELDS = [
-  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'git', 'prompts', 'answers', 'tracks', 'expect',
+  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'tracks', 'expect',
 ];
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
@@ -244,6 +244,19 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
   }
   if ('git' in root) boolean(root.git, '$.git', 'whether the workspace is a git repository with the files as its first commit');
+  if ('cwd' in root) {
+    // A folder of the workspace: the same rules as a file's path, and no file of that name.
+    const cwd = nonEmpty(root.cwd, '$.cwd', 'the folder of the workspace the agent starts in');
+    relPath(cwd, '$.cwd');
+    if (cwd.endsWith('/') || cwd.endsWith('\\')) fail('$.cwd', `"${cwd}" ends with a slash: write the folder without it`);
+    onDisk([cwd], '$.cwd', () => '$.cwd');
+    const files = new Map(Object.keys(isObj(root.files) ? root.files : {}).map((k) => [fold(k), k]));
+    const parts = fold(cwd).split('/');
+    for (let n = 1; n <= parts.length; n++) {
+      const file = files.get(parts.slice(0, n).join('/'));
+      if (file !== undefined) fail('$.cwd', `"${cwd}" needs a folder "${file}", but $.files["${file}"] is a file`);
+    }
+  }
 
   const prompts = required(root, 'prompts', '$', 'what the user types, in order');
   if (!Array.isArray(prompts)) fail('$.prompts', `expected an array of strings (what the user types), got ${typeName(prompts)}`);

@@ -23,6 +23,8 @@ export interface Scenario {
   argv?: string[];
   /** The workspace is a git repository on branch main with the files as its first commit (chapter 16). */
   git?: boolean;
+  /** The folder of the workspace the agent starts in (its cwd), relative; default the workspace itself. */
+  cwd?: string;
   /** What the user types, in order, in one session. */
   prompts: string[];
   /** Scripted answers to permission prompts (chapter 6 on), consumed in order. */

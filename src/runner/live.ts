@@ -107,15 +107,15 @@ export async function runLive(o: LiveOptions): Promise<number> {
   const wire = watchFetch();
   let failed: string | undefined;
   try {
-    const { work, home } = await layOutScenario(temp, o.scenario);
+    const { home, cwd } = await layOutScenario(temp, o.scenario);
     const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
     const model = o.model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL;
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
     const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
-    console.log(`Live: chapter ${o.chapter.n} in ${work}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
+    console.log(`Live: chapter ${o.chapter.n} in ${cwd}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
     try {
       await mod.runSession(o.prompt !== undefined ? [o.prompt] : o.scenario.prompts, {
-        cwd: work, home, apiKey, baseURL, model,
+        cwd, home, apiKey, baseURL, model,
         env: { ...process.env, ...o.scenario.env }, argv: o.scenario.argv ?? [],
         // The workspace goes when the run ends (unless --keep): the agent's hint to resume
         // a session saved there would point at a folder that no longer exists.

@@ -62,7 +62,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   const echo = (line: string) => { if (!tty) process.stdout.write(`${line}\n`); return line; };
 
   try {
-    const { work, home } = await layOutScenario(temp, o.scenario);
+    const { home, cwd } = await layOutScenario(temp, o.scenario);
     const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
     // The scenario's flags, but not -p: one-shot mode is the opposite of a REPL.
     const argv = (o.scenario.argv ?? []).filter((a) => a !== '-p' && a !== '--print');
@@ -78,7 +78,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       }
     }
     await mod.runSession(typed(), {
-      cwd: work, home, apiKey: 'mock-key', baseURL: mock.url,
+      cwd, home, apiKey: 'mock-key', baseURL: mock.url,
       model: o.model ?? o.scenario.model ?? mod.DEFAULT_MODEL,
       env: { ...o.scenario.env }, argv,
       terminal: {

@@ -82,7 +82,7 @@ export async function writeTree(base: string, files: Record<string, string> | un
  * --repl): `work/` with its files (a git repository holding them as its first commit when
  * the scenario says `"git": true`) and `home/` with its home files.
  */
-export async function layOutScenario(temp: string, scenario: Scenario): Promise<{ work: string; home: string }> {
+export async function layOutScenario(temp: string, scenario: Scenario): Promise<{ work: string; home: string; cwd: string }> {
   const work = path.join(temp, 'work');
   const home = path.join(temp, 'home');
   await mkdir(work);
@@ -90,7 +90,15 @@ export async function layOutScenario(temp: string, scenario: Scenario): Promise<
   await writeTree(work, scenario.files);
   await writeTree(home, scenario.home_files);
   if (scenario.git) await makeRepository(work);
-  return { work, home };
+  return { work, home, cwd: await agentCwd(work, scenario) };
+}
+
+/** Where the agent starts: the workspace, or the subfolder of it the scenario's `cwd` names (made if need be). */
+async function agentCwd(work: string, scenario: Scenario): Promise<string> {
+  if (scenario.cwd === undefined) return work;
+  const cwd = path.join(work, scenario.cwd);
+  await mkdir(cwd, { recursive: true });
+  return cwd;
 }
 
 /**
@@ -166,10 +174,11 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     await writeTree(workspace, opts.scenario.files);
     await writeTree(home, opts.scenario.home_files);
     if (opts.scenario.git) await makeRepository(workspace);
+    const cwd = await agentCwd(workspace, opts.scenario);
     const { module: chapter, how } = await loadChapterModule(opts.codeDir);
     loadedAs = how;
     await chapter.runSession(opts.scenario.prompts, {
-      cwd: workspace,
+      cwd,
       home,
       apiKey: 'mock-key',
       baseURL: mock.url,
