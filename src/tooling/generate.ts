@@ -70,6 +70,21 @@ async function listIfExists(dir: string): Promise<Dirent[]> {
   }
 }
 
+/**
+ * The last parse of each file, by its path: the same text parses the same, and the
+ * classroom's checks and the tests ask for the sources over and over. Only the latest
+ * text of a path is kept; a changed file parses anew (a parse that fails is not kept).
+ */
+const parsed = new Map<string, { text: string; marked: MarkedFile }>();
+
+function parseOnce(path: string, text: string, shownAs: string): MarkedFile {
+  const last = parsed.get(path);
+  if (last?.text === text) return last.marked;
+  const marked = parseMarked(text, shownAs);
+  parsed.set(path, { text, marked });
+  return marked;
+}
+
 /** Every `src/agent/*.ts`, sorted by name and parsed. No folder yet means no sources. */
 export async function loadAgentSources(root: string): Promise<AgentSource[]> {
   const dir = join(root, 'src', 'agent');
@@ -80,7 +95,7 @@ export async function loadAgentSources(root: string): Promise<AgentSource[]> {
   const sources: AgentSource[] = [];
   for (const name of names) {
     const text = await readFile(join(dir, name), 'utf8');
-    sources.push({ name, marked: parseMarked(text, `src/agent/${name}`) });
+    sources.push({ name, marked: parseOnce(join(dir, name), text, `src/agent/${name}`) });
   }
   return sources;
 }
