@@ -134,7 +134,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
     stopProcessesIn(temp);   // a shell command the agent ran may have left something running there
     if (o.keep) { release(temp); console.log(`workspace kept at ${temp}`); }
     else {
-      const saved = existsSync(path.join(temp, 'work', '.agent', 'sessions'));
+      const saved = existsSync(path.join(temp, 'work', o.scenario.cwd ?? '', '.agent', 'sessions'));   // saved where the agent started
       if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'));   // chapter 16's, wherever they are
       await rm(temp, { recursive: true, force: true });
       release(temp);
