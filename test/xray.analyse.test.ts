@@ -86,6 +86,23 @@ describe("the series' facts", () => {
     expect(facts.find((f) => f.id === 'skills.precedence')?.version).toBe('chapter 9');
   });
 
+  it("chapter 16's runs: the worktree facts, read from the wire and from the repository the run left", async () => {
+    const traces = (await seriesOnce()).filter((t) => t.version === 'chapter 16');
+    // What the disk said, before the analysis words it: nothing left by the reader, two kept by the writers.
+    expect(traces.map((t) => t.repo?.worktrees.length)).toEqual([0, 2]);
+    expect(traces[1]!.repo!.worktrees.every((w) => w.dir.startsWith('../') && w.committed && !w.dirty)).toBe(true);
+    const facts = extractFacts(traces);
+    expect(value(facts, 'worktree.isolation')).toBe('isolation: one of "worktree"');
+    expect(value(facts, 'worktree.cwd')).toBe('beside the repository: <repo>.worktrees/<name>');
+    expect(facts.find((f) => f.id === 'worktree.cwd')?.detail).toBe('read on disk: its requests name no path of it');
+    expect(value(facts, 'worktree.unchanged')).toBe('worktree removed · branch removed');
+    expect(value(facts, 'worktree.changed')).toBe('worktree kept · branch kept · the change: committed on the branch');
+    expect(value(facts, 'worktree.report')).toBe('names its path: yes (relative to the workspace) · names its branch: yes');
+    for (const id of ['worktree.isolation', 'worktree.cwd', 'worktree.unchanged', 'worktree.changed', 'worktree.report']) {
+      expect(facts.find((f) => f.id === id)?.version, id).toBe('chapter 16');
+    }
+  });
+
   it('every fact has a title, and a fact no run showed says so', () => {
     const none = extractFacts([]);
     expect(none.map((f) => f.id)).toEqual(FACT_TITLES.map((t) => t.id));
@@ -116,6 +133,14 @@ describe('a chapter broken on purpose flips its row', () => {
     expect([notice.series.version, notice.series.value, notice.same]).toEqual(['chapter 15', 'nothing: the call waits for the report', false]);
     const later = rows.find((r) => r.id === 'report.notification')!;
     expect([later.series.version, later.series.value]).toEqual(['chapter 15', 'none: the report is the tool_result']);
+  });
+
+  it("a chapter 16 that keeps an unchanged worktree: its row goes from same to different", async () => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'worktree.unchanged')!;
+    expect(before.same).toBe(true);
+    const mutant = await withMutant(ROOT, findMutation('unchanged-worktree-kept'), (dir) => seriesTraces({ chapters: [16], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'worktree.unchanged')!;
+    expect([after.series.value, after.same]).toEqual(['worktree kept · branch kept', false]);
   });
 
   it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {

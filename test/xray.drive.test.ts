@@ -219,7 +219,7 @@ describe('xray on the command line', () => {
   it('an unknown case or option: one line, exit 2', async () => {
     const t = io(process.env);
     expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);
-    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills']);
+    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills, worktree']);
     const u = io(process.env);
     expect(await runXray(['--frobnicate'], u.io)).toBe(2);
     expect(u.err).toHaveLength(1);
@@ -272,5 +272,15 @@ describe.skipIf(!real)('the pinned Claude Code', () => {
       return true;
     });
     expect(elsewhere).toEqual([]);
+  }, 120_000);
+
+  it('worktree runs clean: the kept worktree is read from the disk, then goes with the temp folder', async () => {
+    const quiet = await driveCase({ bin: real!, version: pinnedVersion(), name: 'worktree', scenario: 'worktree', timeoutMs: 90_000 });
+    const wrote = await driveCase({ bin: real!, version: pinnedVersion(), name: 'worktree', scenario: 'worktree-kept', timeoutMs: 90_000 });
+    expect([quiet.problems, wrote.problems]).toEqual([[], []]);
+    expect(quiet.trace.repo).toEqual({ worktrees: [], branches: ['main'] });
+    expect(wrote.trace.repo?.worktrees).toHaveLength(1);
+    expect(wrote.trace.repo?.branches).toContain(wrote.trace.repo?.worktrees[0]?.branch);
+    for (const r of [quiet, wrote]) expect(existsSync(r.tempDir)).toBe(false);
   }, 120_000);
 });

@@ -24,6 +24,9 @@ export interface RunOptions {
   keep?: boolean;
   /** Append the mock's event log here as JSONL. */
   logFile?: string;
+  /** Called with the workspace once the run is over, before anything is removed (the x-ray
+   *  reads what a chapter 16 run left in the repository). */
+  inspect?: (workspace: string) => Promise<void>;
 }
 
 export interface RunResult {
@@ -131,7 +134,9 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   const workspace = path.join(tempDir, 'work');
   const releaseRepo = opts.scenario.git ? trackWorktreesOf(workspace) : () => {};
   try {
-    return await runIn(tempDir, opts, started);
+    const result = await runIn(tempDir, opts, started);
+    if (opts.inspect) await opts.inspect(workspace);
+    return result;
   } finally {
     // A shell command the agent ran may have left something running in the workspace.
     stopProcessesIn(tempDir);

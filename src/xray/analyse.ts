@@ -14,7 +14,9 @@
 // Code's prompt or tool-description text, only what is derived from it.
 
 import type { RequestEvent, ResponseEvent } from '../mock/types.ts';
+import path from 'node:path';
 import type { XrayTrace } from './trace.ts';
+import type { RepoWorktree } from './repo.ts';
 
 type Json = Record<string, unknown>;
 
@@ -56,6 +58,11 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'limits.concurrency', title: 'a second call at a concurrency cap of 1', chapter: 13 },
   { id: 'limits.depth', title: 'how a spawn depth cap of 1 shows', chapter: 13 },
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
+  { id: 'worktree.isolation', title: "the agent tool's isolation field", chapter: 16 },
+  { id: 'worktree.cwd', title: 'where an isolated sub-agent works', chapter: 16 },
+  { id: 'worktree.unchanged', title: 'after a run, the worktree of a sub-agent that changed nothing', chapter: 16 },
+  { id: 'worktree.changed', title: 'after a run, the worktree of a sub-agent that wrote a file', chapter: 16 },
+  { id: 'worktree.report', title: "what the caller is told of a kept worktree", chapter: 16 },
 ];
 
 export const NOT_MEASURED = 'not measured';
@@ -712,6 +719,121 @@ function skillPrecedence(all: Analysed[]): Fact {
   return fact('skills.precedence', NOT_MEASURED);
 }
 
+// ---------------------------------------------------------------------------
+// Worktrees: the wire says where a sub-agent was told it works; the disk (trace.repo, read
+// after the run) says what was kept.
+
+function escapeRe(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The agent tool's input schema, as the first request of the main conversation offered it. */
+function agentSchema(a: Analysed): Json | undefined {
+  const root = a.convs.find((c) => c.kind === 'root');
+  const tools = root?.exchanges[0]!.req.body.tools;
+  const tool = (Array.isArray(tools) ? tools : []).find((t) => isObj(t) && toolName(String(t.name)) === 'agent');
+  return isObj(tool) && isObj(tool.input_schema) ? tool.input_schema : undefined;
+}
+
+function isolationField(all: Analysed[]): Fact {
+  const a = all.find((x) => x.trace.case === 'worktree' && agentSchema(x));
+  const schema = a && agentSchema(a);
+  if (!a || !schema) return fact('worktree.isolation', NOT_MEASURED);
+  const field = isObj(schema.properties) ? schema.properties.isolation : undefined;
+  if (!isObj(field)) return fact('worktree.isolation', 'no isolation field', a.trace);
+  const values = Array.isArray(field.enum) ? field.enum.map((v) => `"${String(v)}"`) : [];
+  return fact('worktree.isolation', values.length > 0 ? `isolation: one of ${values.join(', ')}` : `isolation: any ${String(field.type ?? 'value')}`, a.trace);
+}
+
+/** The sub-agents started with isolation: "worktree", and whether each called a writing tool. */
+function isolatedChildren(all: Analysed[]): { a: Analysed; conv: Conversation; spawn: Spawn; wrote: boolean }[] {
+  const out: { a: Analysed; conv: Conversation; spawn: Spawn; wrote: boolean }[] = [];
+  for (const a of all) {
+    if (a.trace.case !== 'worktree') continue;
+    for (const conv of a.convs) {
+      if (!conv.parent || conv.parent.input.isolation !== 'worktree') continue;
+      const wrote = conv.exchanges.some((ex) => (ex.res?.content ?? []).some((b) => b.type === 'tool_use' && ['write_file', 'edit_file'].includes(toolName(b.name))));
+      out.push({ a, conv, spawn: conv.parent, wrote });
+    }
+  }
+  return out;
+}
+
+/** A worktree folder relative to the workspace, as a shape: the repository's name and the worktree's own replaced. */
+function worktreeShape(rel: string, cwd: string): string {
+  const segs = rel.split('/');
+  if (segs[0] === '..') {
+    const sibling = segs.slice(1).join('/').replace(new RegExp(`^${escapeRe(path.posix.basename(cwd))}`), '<repo>');
+    return `beside the repository: ${sibling.replace(/[^/]+$/, '<name>')}`;
+  }
+  return `inside the repository: ${rel.replace(/[^/]+$/, '<name>')}`;
+}
+
+/**
+ * Where an isolated child works, as a shape relative to the workspace. From the wire first:
+ * the paths its first request mentions that start with the workspace's own path (the
+ * workspace, a folder inside it, or a sibling named after it), the shortest that is not a
+ * file the run set up. When no request names one, from the disk: a worktree a writing
+ * child's run kept (the detail says so).
+ */
+function isolatedCwd(all: Analysed[]): Fact {
+  const children = isolatedChildren(all);
+  if (children.length === 0) return fact('worktree.cwd', NOT_MEASURED);
+  for (const c of children) {
+    const cwd = c.a.trace.cwd;
+    const text = allText(c.conv.exchanges[0]!);
+    const rels = [...new Set([...text.matchAll(new RegExp(`${escapeRe(cwd)}[^\\s"'<>\`),:;]*`, 'g'))].map((m) => path.posix.relative(cwd, m[0].replace(/[./]+$/, ''))))];
+    const setUp = new Set(Object.keys(c.a.trace.files ?? {}));
+    const rel = rels.filter((r) => r !== '' && !setUp.has(r) && !r.startsWith('.git/')).sort((x, y) => x.length - y.length)[0];
+    if (rel !== undefined) return fact('worktree.cwd', worktreeShape(rel, cwd), c.a.trace, `folder name: ${rel.split('/').at(-1)!.replace(/[0-9a-f]{8,}/g, '<hex>')}`);
+  }
+  const kept = children.find((c) => c.wrote && (c.a.trace.repo?.worktrees.length ?? 0) > 0);
+  if (kept) return fact('worktree.cwd', worktreeShape(kept.a.trace.repo!.worktrees[0]!.dir, kept.a.trace.cwd), kept.a.trace, 'read on disk: its requests name no path of it');
+  return fact('worktree.cwd', 'no path of it in its requests', children[0]!.a.trace);
+}
+
+/** Branches a run made: every branch but the one the workspace was on (main). */
+function newBranches(trace: XrayTrace): string[] {
+  return (trace.repo?.branches ?? []).filter((b) => b !== 'main');
+}
+
+function unchangedWorktree(all: Analysed[]): Fact {
+  const c = isolatedChildren(all).find((x) => !x.wrote && x.a.trace.repo);
+  if (!c) return fact('worktree.unchanged', NOT_MEASURED);
+  const repo = c.a.trace.repo!;
+  return fact('worktree.unchanged', `worktree ${repo.worktrees.length > 0 ? 'kept' : 'removed'} · branch ${newBranches(c.a.trace).length > 0 ? 'kept' : 'removed'}`, c.a.trace);
+}
+
+/** The worktree a writing child left, if its run kept one. */
+function keptBy(all: Analysed[]): { c: ReturnType<typeof isolatedChildren>[number]; kept?: RepoWorktree } | undefined {
+  const c = isolatedChildren(all).find((x) => x.wrote && x.a.trace.repo);
+  return c && { c, kept: c.a.trace.repo!.worktrees[0] };
+}
+
+function changedWorktree(all: Analysed[]): Fact {
+  const k = keptBy(all);
+  if (!k) return fact('worktree.changed', NOT_MEASURED);
+  const w = k.kept;
+  const change = !w ? '' : ` · the change: ${w.committed ? 'committed on the branch' : w.dirty ? 'uncommitted in the worktree' : 'not in the worktree'}`;
+  return fact('worktree.changed', `worktree ${w ? 'kept' : 'removed'} · branch ${newBranches(k.c.a.trace).length > 0 ? 'kept' : 'removed'}${change}`, k.c.a.trace,
+    `${k.c.a.trace.repo!.worktrees.length} worktree(s) kept`);
+}
+
+function keptReport(all: Analysed[]): Fact {
+  const k = keptBy(all);
+  if (!k || !k.kept) return fact('worktree.report', NOT_MEASURED);
+  const d = deliveries([{ trace: k.c.a.trace, convs: k.c.a.convs, spawns: k.c.a.spawns }], (s) => s === k.c.spawn)[0];
+  if (!d) return fact('worktree.report', NOT_MEASURED);
+  const told = [d.result?.text ?? '', d.later ?? ''].join('\n');
+  const kept = k.c.a.trace.repo!.worktrees;
+  const absolute = kept.some((w) => told.includes(path.posix.join(k.c.a.trace.cwd, w.dir)));
+  const relative = kept.some((w) => told.includes(w.dir));
+  const where = absolute ? 'yes (absolute)' : relative ? 'yes (relative to the workspace)' : 'no';
+  const tags = [...told.matchAll(/<([A-Za-z][\w-]*)>[^<]*<\/\1>/g)].map((m) => m[1]!).filter((t) => /worktree|branch|path/i.test(t));
+  return fact('worktree.report', `names its path: ${where} · names its branch: ${yesNo(kept.some((w) => told.includes(w.branch)))}`, k.c.a.trace,
+    tags.length > 0 ? `tags: ${[...new Set(tags)].join(', ')}` : undefined);
+}
+
 /** Every fact the traces of one source show; `not measured` where none of them shows it. */
 export function extractFacts(traces: XrayTrace[]): Fact[] {
   const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
@@ -723,6 +845,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
     concurrency(all), depthLimit(all), skillPrecedence(all),
+    isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);
   return facts.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));

@@ -17,8 +17,9 @@ import { ROOT, loadScenarioFile } from '../runner/scenarios.ts';
 import { writeTree } from '../runner/run-chapter.ts';
 import type { XrayCase, XrayTrace } from './trace.ts';
 import { pinnedVersion as pinnedIn } from './facts-file.ts';
+import { readRepo } from './repo.ts';
 
-export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills'];
+export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills', 'worktree'];
 
 /** The Claude Code release the project is measured against: xray/PINNED, one line. */
 export function pinnedVersion(root = ROOT): string {
@@ -31,7 +32,7 @@ export function pinnedVersion(root = ROOT): string {
  */
 export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
   delegate: ['delegate'], fork: ['fork'], 'fork-seed': ['fork-seed'], guard: ['guard'],
-  limits: ['limits', 'limits-depth'], skills: ['skills'],
+  limits: ['limits', 'limits-depth'], skills: ['skills'], worktree: ['worktree', 'worktree-kept'],
 };
 
 export function xrayScenarioFile(name: string, root = ROOT): string {
@@ -277,10 +278,13 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     problems.push(...(mock?.failures ?? []), ...unscriptedRejections(events));
     const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
     for (const e of expectations) if (!e.ok) problems.push(`${scenarioName}: ${e.name}: ${e.detail}`);
+    // What the client left in the repository (a worktree it kept, a branch it removed): the disk's word, not the wire's.
+    const repo = await readRepo(work);
     return {
       trace: {
         source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home,
         env: { ...scenario.env }, files: { ...scenario.files }, homeFiles: { ...scenario.home_files },
+        ...(repo && { repo }),
       },
       scenario: scenarioName, problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
     };

@@ -13,6 +13,7 @@ import { ROOT, casesOf, loadScenarioFile, scenarioFile, snapshotDir } from '../r
 import { FACT_TITLES, NOT_MEASURED, extractFacts, type Fact } from './analyse.ts';
 import { compareFacts } from './facts-file.ts';
 import type { XrayCase, XrayTrace } from './trace.ts';
+import { readRepo, type RepoAfter } from './repo.ts';
 import path from 'node:path';
 
 export type { Fact } from './analyse.ts';
@@ -24,6 +25,7 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
  * where a fact takes the first or the latest evidence: how a report reaches the main agent
  * is chapter 11's (it waits), what the call returns at once and where the report arrives
  * later are chapter 15's (background agents), how an inline report is framed is chapter 13's.
+ * The worktree facts are chapter 16's: one sub-agent that changes nothing, two that do.
  * A scenario the chapter does not have is skipped: its facts read "not measured".
  */
 export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: readonly XrayCase[] }[] = [
@@ -35,6 +37,8 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   { chapter: 13, scenario: 'cap-one', cases: ['limits'] },
   { chapter: 13, scenario: 'depth-one', cases: ['limits'] },
   { chapter: 15, scenario: 'demo', cases: ['delegate'] },
+  { chapter: 16, scenario: 'unchanged', cases: ['worktree'] },
+  { chapter: 16, scenario: 'demo', cases: ['worktree'] },
 ];
 
 export type CaseRunner = (opts: RunOptions) => Promise<RunResult>;
@@ -60,7 +64,10 @@ export async function seriesTraces(o: SeriesOptions = {}): Promise<XrayTrace[]> 
     if (!chapter || !casesOf(chapter, root).includes(entry.scenario)) continue;
     const scenario = await loadScenarioFile(scenarioFile(chapter, entry.scenario, root));
     const codeDir = o.codeDir?.(entry.chapter) ?? snapshotDir(chapter, root);
-    const result = await run({ codeDir, scenario, latencyScale: 0 });
+    // A git scenario's repository is read as the run left it, before its cleanup removes it.
+    const after: { repo?: RepoAfter } = {};
+    const inspect = scenario.git ? async (dir: string) => { after.repo = await readRepo(dir); } : undefined;
+    const result = await run({ codeDir, scenario, latencyScale: 0, ...(inspect && { inspect }) });
     for (const c of entry.cases) {
       const trace: XrayTrace = {
         source: 'series', version: `chapter ${entry.chapter}`, case: c, events: result.events,
@@ -69,6 +76,7 @@ export async function seriesTraces(o: SeriesOptions = {}): Promise<XrayTrace[]> 
       if (scenario.env) trace.env = scenario.env;
       if (scenario.files) trace.files = scenario.files;
       if (scenario.home_files) trace.homeFiles = scenario.home_files;
+      if (after.repo) trace.repo = after.repo;
       traces.push(trace);
     }
   }

@@ -5,8 +5,9 @@
 // table are measured the same way. This file is only the shape; it runs nothing.
 
 import type { MockEvent } from '../mock/types.ts';
+import type { RepoAfter } from './repo.ts';
 
-export type XrayCase = 'delegate' | 'fork' | 'fork-seed' | 'guard' | 'limits' | 'skills';
+export type XrayCase = 'delegate' | 'fork' | 'fork-seed' | 'guard' | 'limits' | 'skills' | 'worktree';
 
 export interface XrayTrace {
   /** Who sent the requests. */
@@ -25,4 +26,6 @@ export interface XrayTrace {
    *  can tell whether a CLAUDE.md or which of two same-name skills reached the model. */
   files?: Record<string, string>;
   homeFiles?: Record<string, string>;
+  /** The workspace repository as the run left it (worktrees, branches): read from disk, not the wire. */
+  repo?: RepoAfter;
 }
