@@ -61,6 +61,7 @@ const COMMANDS_HELP = Object.fromEntries(Object.entries(COMMANDS).map(([cmd, { o
 const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
        node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full]
+       node steps/run.mjs xray --write-facts [--claude PATH] [--keep]
 
 Run a chapter's demo against the local mock model (no API key needed), show what
 happened, and check the scenario's expectations.

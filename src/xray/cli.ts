@@ -1,18 +1,33 @@
-// `node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full]`:
+// `node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full] [--write-facts]`:
 // finds a Claude Code binary, says which version it drives, runs each case against the
 // mock (drive.ts), prints each case's transcript (transcript.ts) and the fields the mock
-// accepted without modelling them. Exit codes: 0 all clean, 1 a case went wrong (a
-// request the mock refused that the case did not script, a timeout, a scenario
-// failure), 2 bad input or no binary. It does NOT extract facts itself.
+// accepted without modelling them. `--write-facts` runs every case and writes
+// xray/facts-VERSION.json from them (facts-file.ts) instead of printing them. Exit codes:
+// 0 all clean, 1 a case went wrong (a request the mock refused that the case did not
+// script, a timeout, a scenario failure), 2 bad input, no binary, or facts not written.
+// It does NOT extract facts itself.
 
 import minimist from 'minimist';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installHint, pinnedVersion, type DriveResult } from './drive.ts';
 import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
-import { SERIES_RUNS, checkFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
+import { SERIES_RUNS, checkFacts, extractFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
+import { writeFactsFile, type FactsChange } from './facts-file.ts';
 import { ROOT } from '../runner/scenarios.ts';
 import type { XrayCase } from './trace.ts';
+
+/**
+ * The options that never go together (anything else does): the one table the x-ray checks
+ * a command line against and --help prints. CASE stands for a case named on the line.
+ */
+export const XRAY_CONFLICTS: readonly [string, string, string][] = [
+  ['write-facts', 'check', '--check compares a run with the file --write-facts replaces'],
+  ['write-facts', 'CASE', 'the facts file is written from every case'],
+  ['write-facts', 'json', '--write-facts prints one line, not a report'],
+  ['write-facts', 'full', '--write-facts prints no transcript'],
+];
+const typed = (o: string) => (o === 'CASE' ? 'a CASE' : `--${o}`);
 
 export const XRAY_HELP = `Usage: node steps/run.mjs xray [CASE] [options]
 
@@ -26,7 +41,13 @@ workspace and a temp HOME, talking to 127.0.0.1 only, and show what it sent.
   --check          exit 1 unless every case ran clean (and the facts agree)
   --full           show Claude Code's own prompts in full (default: first line,
                    size and hash; they are not this project's text)
-  -h, --help       this help`;
+  --write-facts    run every case and write xray/facts-VERSION.json for the
+                   binary's version (derived facts only), then say which facts
+                   changed; nothing is written if a case fails
+  -h, --help       this help
+
+Options that never go together (anything else does):
+${XRAY_CONFLICTS.map(([a, b, why]) => `  ${`${typed(a)} ${typed(b)}`.padEnd(27)}${why}`).join('\n')}`;
 
 class UsageError extends Error {}
 
@@ -36,6 +57,8 @@ export interface XrayIo {
   env: NodeJS.ProcessEnv;
   color?: ChalkInstance;
   width?: number;
+  /** The project whose xray/ folder --write-facts writes into (default the project's own; tests pass a copy). */
+  root?: string;
 }
 
 const defaultIo = (): XrayIo => ({
@@ -58,7 +81,7 @@ export async function runXray(argv: string[], io: XrayIo = defaultIo()): Promise
 async function xray(argv: string[], io: XrayIo): Promise<number> {
   let unknown: string | undefined;
   const args = minimist(argv, {
-    boolean: ['json', 'keep', 'check', 'full', 'help'],
+    boolean: ['json', 'keep', 'check', 'full', 'help', 'write-facts'],
     string: ['claude'],
     alias: { h: 'help' },
     unknown: (a) => {
@@ -72,6 +95,10 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   const positional = args._.map(String);
   if (positional.length > 1) throw new UsageError(`one case at a time (got ${positional.join(' ')}); without a case, all of them run`);
   const cases: XrayCase[] = positional.length === 0 ? [...XRAY_CASES] : [parseCase(positional[0]!)];
+  const given = (o: string) => (o === 'CASE' ? positional.length > 0 : args[o] === true);
+  for (const [a, b, why] of XRAY_CONFLICTS) {
+    if (given(a) && given(b)) throw new UsageError(`${typed(a)} and ${typed(b)} do not go together: ${why}`);
+  }
 
   const bin = findClaude(args.claude, io.env);
   if (!bin) {
@@ -81,10 +108,16 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   const c = io.color ?? new Chalk({ level: 0 });
   const version = await claudeVersion(bin, io.env);
   const pinned = pinnedVersion();
+  // The file is named after the version, and xray/PINNED can only name one like 2.1.328.
+  if (args['write-facts'] && !/^\d+\.\d+\.\d+$/.test(version)) {
+    throw new UsageError(`--write-facts: ${bin} --version says "${version}", not a release like ${pinned}; nothing written`);
+  }
   if (!args.json) {
     io.out(c.bold(`X-ray · Claude Code ${version}`) + c.dim(`  (${bin})`));
     if (version !== pinned) io.out(c.yellow(`note: the project's facts are measured on ${pinned}; this is ${version}, so differences are expected`));
   }
+
+  if (args['write-facts']) return writeFacts(bin, version, cases, io, c, args.keep);
 
   const results: DriveResult[] = [];
   for (const name of cases) {
@@ -137,6 +170,42 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
       `${requests === 1 ? '1 request' : `${requests} requests`} · ${(ms / 1000).toFixed(1)} s`);
   }
   return problems.length === 0 && factProblems.length === 0 ? 0 : 1;
+}
+
+/**
+ * --write-facts: every case, stopping at the first that fails (then nothing is written),
+ * and the file written from Claude Code's facts alone (the series' side is not stored).
+ */
+async function writeFacts(bin: string, version: string, cases: XrayCase[], io: XrayIo, c: ChalkInstance, keep: boolean): Promise<number> {
+  const root = io.root ?? ROOT;
+  const results: DriveResult[] = [];
+  for (const name of cases) {
+    for (const scenario of CASE_SCENARIOS[name]) {
+      const r = await driveCase({ bin, version, name, scenario, keep, parentEnv: io.env });
+      if (keep) io.out(c.dim(`kept: ${r.tempDir} (work/, home/)`));
+      if (r.problems.length > 0) {
+        const more = r.problems.length > 1 ? ` (and ${r.problems.length - 1} more; run xray ${name} to see them)` : '';
+        io.err(`--write-facts: nothing written: case ${name} failed: ${r.problems[0]}${more}`);
+        return 2;
+      }
+      results.push(r);
+    }
+  }
+  const { file, change } = writeFactsFile(root, version, extractFacts(results.map((r) => r.trace)));
+  const pinned = pinnedVersion(root);
+  const note = version === pinned ? '' : c.yellow(` (xray/PINNED names ${pinned}: the docs quote that file until it names ${version})`);
+  io.out(`${c.green('✔')} wrote ${path.relative(root, file)}: ${change.count} facts, ${describeChange(change)}${note}`);
+  return 0;
+}
+
+function describeChange(ch: FactsChange): string {
+  if (ch.created) return 'a new file';
+  const parts = [
+    ch.changed.length > 0 && `changed: ${ch.changed.join(', ')}`,
+    ch.added.length > 0 && `new: ${ch.added.join(', ')}`,
+    ch.removed.length > 0 && `gone: ${ch.removed.join(', ')}`,
+  ].filter((p): p is string => typeof p === 'string');
+  return parts.length === 0 ? 'none changed' : parts.join('; ');
 }
 
 /**

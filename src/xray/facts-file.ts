@@ -3,10 +3,10 @@
 // with it, and the chapter docs quote it through `<!-- xray: FACT-ID -->` regions, so a
 // doc cannot say something about that release the file does not.
 //
-// This file reads and compares; it runs no chapter and no Claude Code (facts.ts and
-// drive.ts do), so the doc generator can use it without pulling in the runner.
+// This file reads, compares and writes the file; it runs no chapter and no Claude Code
+// (facts.ts and drive.ts do), so the doc generator can use it without pulling in the runner.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FACT_TITLES, NOT_MEASURED, type Fact } from './analyse.ts';
 
@@ -71,6 +71,49 @@ export function factsFileText(version: string, facts: Fact[]): string {
     out.facts[id] = pinned;
   }
   return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** What a new facts file changes against the one it replaces, by fact id. */
+export interface FactsChange {
+  /** No file for this version was there before. */
+  created: boolean;
+  changed: string[];
+  added: string[];
+  removed: string[];
+  /** How many facts the new file holds. */
+  count: number;
+}
+
+const samePinned = (a: PinnedFact, b: PinnedFact): boolean => a.value === b.value && a.detail === b.detail && a.case === b.case;
+
+/**
+ * `xray --write-facts`: write xray/facts-VERSION.json under root for a run's measured
+ * facts, atomically (a temp file beside it, then a rename, so a reader never sees half a
+ * file), and say what changed against the file it replaces. A fact "changed" when its
+ * value, detail or case did.
+ */
+export function writeFactsFile(root: string, version: string, facts: Fact[]): { file: string; change: FactsChange } {
+  const file = factsFilePath(root, version);
+  const text = factsFileText(version, facts);
+  const next = JSON.parse(text) as FactsFile;
+  const created = !existsSync(file);
+  const old: Record<string, PinnedFact> = created ? {} : readFactsFile(file).facts;
+  const ids = Object.keys(next.facts);
+  const change: FactsChange = {
+    created,
+    changed: ids.filter((id) => id in old && !samePinned(old[id]!, next.facts[id]!)),
+    added: created ? [] : ids.filter((id) => !(id in old)),
+    removed: Object.keys(old).filter((id) => !(id in next.facts)),
+    count: ids.length,
+  };
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(temp, text);
+    renameSync(temp, file);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return { file, change };
 }
 
 /**
