@@ -30,6 +30,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gitEnv, parseWorktreeList } from './git-repo.ts';
 
 type Hook = () => void | Promise<void>;
 
@@ -132,7 +133,7 @@ export function removeWorktreesOf(repo: string): void {
 function linkedWorktrees(repo: string): string[] {
   try {
     const list = execFileSync('git', ['-C', repo, 'worktree', 'list', '--porcelain'], { encoding: 'utf8', env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
-    return list.split('\n\n').slice(1).flatMap((block) => /^worktree (.*)$/m.exec(block)?.[1] ?? []);
+    return parseWorktreeList(list).map((w) => w.dir).filter((dir) => dir !== '');
   } catch {
     return [];
   }
@@ -145,9 +146,6 @@ function removeWorktree(repo: string, dir: string): void {
 }
 
 /** The environment for cleanup's git: without GIT_DIR and the like, which would point it elsewhere. */
-function gitEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_')));
-}
 
 /** Run `fn` when the process ends, before folders are removed (latest registered first). */
 export function onExit(fn: Hook): () => void {

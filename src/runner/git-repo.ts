@@ -23,7 +23,7 @@ export const SCENARIO_IDENTITY = { name: 'Scenario', email: 'scenario@example.in
 const FIRST_COMMIT_DATE = '2026-01-01T00:00:00Z';
 
 /** The environment for the runner's git: none of the user's configuration, no GIT_* from outside. */
-function gitEnv(): NodeJS.ProcessEnv {
+export function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
   return {
@@ -66,7 +66,11 @@ export async function branchesOf(repo: string): Promise<string[]> {
 
 /** The repository's linked worktrees (the workspace itself not counted): folder and branch. */
 export async function worktreesOf(repo: string): Promise<{ dir: string; branch: string }[]> {
-  const list = await git(repo, ['worktree', 'list', '--porcelain']);
+  return parseWorktreeList(await git(repo, ['worktree', 'list', '--porcelain']));
+}
+
+/** `git worktree list --porcelain` read: the linked worktrees (the first block, the repository's own folder, skipped). */
+export function parseWorktreeList(list: string): { dir: string; branch: string }[] {
   return list.split('\n\n').slice(1).filter((b) => b.trim() !== '').map((block) => ({
     dir: /^worktree (.*)$/m.exec(block)?.[1] ?? '',
     branch: /^branch refs\/heads\/(.*)$/m.exec(block)?.[1] ?? '(detached)',
