@@ -5,7 +5,8 @@
 // with what the first kept (on a shared machine the CPU seconds compare better than the wall). Numbers are measured
 // here, never asserted in tests: machines differ, and a timing test is a flaky test.
 //
-//   npm run bench                 every written chapter, 7 runs each, plus npm test twice
+//   npm run bench                 every written chapter, 7 runs each, plus npm test and the
+//                                 self-check twice each
 //   npm run bench -- 11 --runs 15 one chapter, more runs
 //   npm run bench -- --no-suite   skip the test suite
 //   (also: one chapter's --check as a command, and --watch from a save to its verdict)
@@ -159,19 +160,24 @@ function childCpu() {
 }
 
 if (args.suite) {
-  // The self-check keeps the mutations it killed and --check the folders it found clean
-  // (node_modules/.cache/subagents-selfcheck and subagents-check; see src/tooling/selfcheck.ts,
-  // src/runner/typecheck.ts): the first run starts without them, as a fresh clone would, the
-  // second finds them, as a contributor's next run does.
+  // Everything a run keeps lies in node_modules/.cache: the compiled snapshots, the bundles of
+  // other folders, the folders --check found clean, the kills of the self-check. The first run
+  // starts without any of it, as on a fresh clone; the second finds it, as a contributor's
+  // next run does. Then the mutation self-check, CI's step after `npm test`, both ways.
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  for (const [label, fresh] of [['npm test (nothing kept)', true], ['npm test (results kept)', false]]) {
-    if (fresh) for (const kept of ['subagents-selfcheck', 'subagents-check']) rmSync(path.join(root, 'node_modules', '.cache', kept), { recursive: true, force: true });
+  const cache = path.join(root, 'node_modules', '.cache');
+  const timed = (label, command, fresh) => {
+    if (fresh) rmSync(cache, { recursive: true, force: true });
     const before = childCpu();
-    const m = measure(npm, ['test', '--silent'], 1);
+    const m = measure(npm, command, 1);
     const after = childCpu();
     const cpu = before === undefined || after === undefined ? '' : `   ${(after - before).toFixed(1)} s CPU`;
     console.log(`${label.padEnd(32)} ${(m.wall / 1000).toFixed(1).padStart(6)} s${cpu}`);
-  }
+  };
+  timed('npm test (nothing kept)', ['test', '--silent'], true);
+  timed('npm test (results kept)', ['test', '--silent'], false);
+  timed('npm run selfcheck', ['run', 'selfcheck', '--silent'], true);
+  timed('npm run selfcheck -- --cached', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
 }
 if (args.xray) {
   // One full x-ray (every case, the real binary against the mock): it takes seconds, so once.

@@ -2,9 +2,8 @@
 // written per test) plays the client, so what the driver really gives a child can be
 // asserted from what the child saw and sent: the environment (allow-list; none of the
 // user's ANTHROPIC_* / CLAUDE_CODE_* variables), the temp git workspace and HOME, the
-// timeout that kills the whole process group, nothing left behind. Then, only where the
-// pinned release is present (XRAY_CLAUDE=path, or /tmp/cc-VERSION), one real run, under
-// strace where there is one: it must run clean and show loopback connections only.
+// timeout that kills the whole process group, nothing left behind. The runs of the real
+// release are in xray.pinned.test.ts.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -234,53 +233,4 @@ describe('xray on the command line', () => {
     expect(t.out.join('\n')).toContain(`measured on ${pinnedVersion()}`);
     expect(t.out.join('\n')).toContain('you ▸ [xray:delegate]');
   });
-});
-
-// ---------------------------------------------------------------------------
-// With the real binary (skipped when it is not installed; CI runs xray --check itself).
-
-function realClaude(): string | undefined {
-  const given = process.env.XRAY_CLAUDE;
-  if (given) return findClaude(given);
-  const pinned = path.join('/tmp', `cc-${pinnedVersion()}`, 'node_modules', '.bin', 'claude');
-  return existsSync(pinned) ? pinned : undefined;
-}
-const real = realClaude();
-const hasStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
-
-// One run of the release, under strace where there is one: it proves both that the drive
-// works (every request accepted, the three tracks seen, nothing left behind) and that the
-// client connects to loopback only. Without strace it is a plain run of the same case.
-describe.skipIf(!real)('the pinned Claude Code', () => {
-  it(`delegate runs clean: every request accepted, nothing left behind${hasStrace ? '; it connects to loopback only (strace -f -e trace=connect)' : ''}`, async () => {
-    const log = path.join(scratch, 'connect.log');
-    const wrapper = path.join(scratch, 'claude-straced');
-    writeFileSync(wrapper, `#!/bin/sh\nexec strace -f -qq -e trace=connect -e signal=none -o '${log}' '${real}' "$@"\n`);
-    chmodSync(wrapper, 0o755);
-    const r = await driveCase({ bin: hasStrace ? wrapper : real!, version: pinnedVersion(), name: 'delegate', timeoutMs: 90_000 });
-    expect(r.problems).toEqual([]);
-    const tracks = new Set(r.trace.events.filter((e) => e.type === 'request').map((e) => e.track));
-    expect([...tracks].sort()).toEqual(['explorer', 'general', 'main']);
-    expect(existsSync(r.tempDir)).toBe(false);
-    if (!hasStrace) return;
-    const connects = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('connect('));
-    expect(connects.length).toBeGreaterThan(0);
-    const elsewhere = connects.filter((l) => {
-      if (l.includes('AF_UNIX')) return false;
-      if (/sa_family=AF_INET,.*inet_addr\("127\./.test(l)) return false;
-      if (/sa_family=AF_INET6,.*inet_pton\(AF_INET6, "(::1|::ffff:127\.[\d.]+)"/.test(l)) return false;
-      return true;
-    });
-    expect(elsewhere).toEqual([]);
-  }, 120_000);
-
-  it('worktree runs clean: the kept worktree is read from the disk, then goes with the temp folder', async () => {
-    const quiet = await driveCase({ bin: real!, version: pinnedVersion(), name: 'worktree', scenario: 'worktree', timeoutMs: 90_000 });
-    const wrote = await driveCase({ bin: real!, version: pinnedVersion(), name: 'worktree', scenario: 'worktree-kept', timeoutMs: 90_000 });
-    expect([quiet.problems, wrote.problems]).toEqual([[], []]);
-    expect(quiet.trace.repo).toEqual({ worktrees: [], branches: ['main'] });
-    expect(wrote.trace.repo?.worktrees).toHaveLength(1);
-    expect(wrote.trace.repo?.branches).toContain(wrote.trace.repo?.worktrees[0]?.branch);
-    for (const r of [quiet, wrote]) expect(existsSync(r.tempDir)).toBe(false);
-  }, 120_000);
 });

@@ -1,9 +1,8 @@
 // `xray --write-facts`: the facts file is written from measured facts in the committed
 // file's exact shape (a round trip through the writer is byte-identical), atomically,
 // with what changed named; it refuses, writing nothing, for a conflicting flag, a version
-// that is not a release, or a case that failed. Then, only where the pinned release is
-// present (XRAY_CLAUDE=path, or /tmp/cc-VERSION), one real run that must reproduce the
-// committed file byte for byte.
+// that is not a release, or a case that failed. The run of the real release that must
+// reproduce the committed file byte for byte is in xray.pinned.test.ts.
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -99,23 +98,4 @@ describe('xray --write-facts refuses, writing nothing', () => {
     expect(t.err[0]).toMatch(/^--write-facts: nothing written: case delegate failed: delegate: Claude Code exited with status 3/);
     expect(readdirSync(path.join(root, 'xray'))).toEqual(['PINNED']);
   });
-});
-
-function realClaude(): string | undefined {
-  const given = process.env.XRAY_CLAUDE;
-  if (given) return findClaude(given);
-  const pinned = path.join('/tmp', `cc-${pinnedVersion(ROOT)}`, 'node_modules', '.bin', 'claude');
-  return existsSync(pinned) ? pinned : undefined;
-}
-const real = realClaude();
-
-describe.skipIf(!real)('the pinned Claude Code', () => {
-  it('--write-facts reproduces the committed facts file byte for byte', async () => {
-    const root = project();
-    const t = io(root);
-    expect(await runXray(['--write-facts', '--claude', real!], t.io)).toBe(0);
-    expect(t.err).toEqual([]);
-    expect(t.out.at(-1)).toMatch(new RegExp(`wrote xray/facts-${pinnedVersion(ROOT).replace(/\./g, '\\.')}\\.json: \\d+ facts, a new file$`));
-    expect(readFileSync(factsFilePath(root), 'utf8')).toBe(committed);
-  }, 180_000);
 });
