@@ -2,28 +2,23 @@
 // on each of ten malformed files prints one line naming the file and the place, exits 2,
 // and makes nothing (the TMPDIR it was given stays empty). And a scenario that calls a
 // tool the chapter does not offer, which only the run can tell, is one problem line.
+// The first file is refused by a real process, as typed; the others by main() in this
+// process with the same TMPDIR (cli-helpers.ts), where a folder made and not removed stays
+// to be seen (a process would have removed it on its way out).
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
+import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 
-const RUN = path.join(ROOT, 'steps', 'run.mjs');
 const dir = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-'));
 afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
-function run(args: string[], tmp: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [RUN, ...args], { cwd: ROOT, env: { ...process.env, TMPDIR: tmp } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += String(d); });
-    child.stderr.on('data', (d) => { stderr += String(d); });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `node steps/run.mjs ARGS` with TMPDIR=tmp: spawned, or main() in this process. */
+const run = (how: 'spawned' | 'in process', args: string[], tmp: string): Promise<Ran> =>
+  (how === 'spawned' ? runMjs : runInProcess)(args, { env: { TMPDIR: tmp } });
 
 const good = { title: 'x', prompts: ['go'], files: { 'a.txt': 'hello' }, tracks: { main: { turns: [{ text: 'done' }] } } };
 const json = (patch: Record<string, unknown>) => JSON.stringify({ ...good, ...patch }, null, 2);
@@ -58,13 +53,13 @@ describe('ten malformed scenarios: ten one-line errors, exit 2, nothing made', (
     const tmp = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-tmp-'));
     try {
       for (const [name, bytes] of MALFORMED) writeFileSync(path.join(dir, name), bytes);
-      const results = await Promise.all(MALFORMED.map(([name]) => run(['2', '--scenario', path.join(dir, name)], tmp)));
-      const lines = results.map((r) => r.stderr);
+      const results = await Promise.all(MALFORMED.map(([name], i) => run(i === 0 ? 'spawned' : 'in process', ['2', '--scenario', path.join(dir, name)], tmp)));
+      const lines = results.map((r) => r.err);
       MALFORMED.forEach(([name, , expected], i) => {
         const r = results[i]!;
-        expect(r.code, `${name}: ${r.stderr}`).toBe(2);
-        expect(r.stdout, name).toBe('');
-        expect(r.stderr, name).toBe(`${path.join(dir, name)}: ${expected}\n`);
+        expect(r.code, `${name}: ${r.err}`).toBe(2);
+        expect(r.out, name).toBe('');
+        expect(r.err, name).toBe(`${path.join(dir, name)}: ${expected}\n`);
       });
       expect(lines).toHaveLength(10);
       expect(readdirSync(tmp)).toEqual([]);
@@ -80,10 +75,10 @@ describe('a turn calling a tool the chapter does not offer', () => {
     writeFileSync(file, json({ tracks: { main: { turns: [{ tool_calls: [{ name: 'read_fiel', input: { path: 'a.txt' } }] }, { text: 'done' }] } } }));
     const tmp = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-tmp-'));
     try {
-      const r = await run(['2', '--scenario', file], tmp);
+      const r = await run('in process', ['2', '--scenario', file], tmp);
       expect(r.code).toBe(1);
       // Under the transcript (whose own line for the refused request points down here).
-      const problems = r.stdout.split('\n').filter((l) => /^✖ (scenario problem|the agent crashed)/.test(l));
+      const problems = r.out.split('\n').filter((l) => /^✖ (scenario problem|the agent crashed)/.test(l));
       expect(problems).toEqual([
         `✖ scenario problem: ${file}: track "main", turn 0: calls "read_fiel" but the request offers only [read_file, write_file, edit_file, list_files, grep_search, run_shell] (set "allow_unoffered": true if that is the point)`,
       ]);

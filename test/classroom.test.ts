@@ -1,7 +1,10 @@
-// The classroom as a learner and a teacher use it, each command spawned as typed:
-// `--check` on half-done solutions (each must fail, naming why), `--check --json` for a
-// grading script, `--check --watch` through a fix and through Ctrl-C, type errors, and
-// `--repl` driven through a pipe without an API key.
+// The classroom as a learner and a teacher use it, each command as typed: `--check` on
+// half-done solutions (each must fail, naming why), `--check --json` for a grading script,
+// `--check --watch` through a fix and through Ctrl-C, type errors, and `--repl` driven
+// through a pipe without an API key. What only a process shows is spawned: a check's exit
+// status through steps/run.mjs, a watch that ends by itself or on Ctrl-C, a REPL reading a
+// real pipe. The rest is the same command line given to main() in this process
+// (cli-helpers.ts), where what is tested is what it prints and returns.
 
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -10,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { runMjs } from './cli-helpers.ts';
+import { runInProcess, runMjs } from './cli-helpers.ts';
 
 /** A copy of chapter 11's reference inside the project (an exercise must be), with `edits` applied. */
 function halfDone(edits: [string, string, string][]): string {
@@ -70,7 +73,7 @@ const NO_USAGE_LINE: [string, string, string] = ['subagent.ts', 'parent.terminal
 const NO_QUERY_SOURCE: [string, string, string] = ['subagent.ts', 'querySource: `agent:builtin:${typeName}`,', ''];
 
 describe.concurrent("chapter 11: a half-done solution fails its check, saying why", () => {
-  it("no usage line for the sub-agent: the demo fails", async () => {
+  it("no usage line for the sub-agent: the demo fails (as typed, in a process of its own)", async () => {
     const dir = halfDone([NO_USAGE_LINE]);
     try {
       const r = await runMjs(['11', '--check', dir]);
@@ -82,7 +85,7 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
   it('querySource never set: a type error, named by file and line, before the scenarios', async () => {
     const dir = halfDone([NO_QUERY_SOURCE]);
     try {
-      const r = await runMjs(['11', '--check', dir]);
+      const r = await runInProcess(['11', '--check', dir]);
       expect(r.code).toBe(1);
       const rel = path.relative(ROOT, dir);
       expect(r.out.split('\n')[0]).toMatch(/^✖ type errors/);
@@ -94,7 +97,7 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
   it('--check --json: every scenario and expectation with its verdict and hint, and the type errors, as docs/teachers.md shows them', async () => {
     const dir = halfDone([IGNORE_MODEL, NO_QUERY_SOURCE]);
     try {
-      const r = await runMjs(['11', '--check', dir, '--json']);
+      const r = await runInProcess(['11', '--check', dir, '--json']);
       expect(r.code).toBe(1);
       const report = JSON.parse(r.out) as {
         ok: boolean; passed: number; total: number; type_errors: { file: string; line: number; message: string }[];
@@ -118,7 +121,7 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
   it('a crash shows a hint too', async () => {
     const dir = halfDone([['main.ts', 'export async function runSession(', 'export async function runSession(...a: never[]): Promise<void> { throw new Error("oops"); }\nasync function unused(']]);
     try {
-      const r = await runMjs(['11', '--check', dir]);
+      const r = await runInProcess(['11', '--check', dir]);
       expect(r.code).toBe(1);
       expect(r.out).toContain('the agent crashed: oops');
       expect(r.out).toMatch(/\n {2}hint: \S/);
@@ -194,14 +197,14 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
   });
 
   it('--resume says it resumed', async () => {
-    const r = await runMjs(['4', '--repl', '--case', 'resume'], { input: 'What was the release codename?\n' });
+    const r = await runInProcess(['4', '--repl', '--case', 'resume'], { input: 'What was the release codename?\n' });
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('(resumed session yesterday: 2 messages)');
     expect(r.out).toContain('The codename is BLUEBIRD.');
   });
 
   it('before chapter 4 there is no REPL: one line, exit 2', async () => {
-    const r = await runMjs(['3', '--repl']);
+    const r = await runInProcess(['3', '--repl']);
     expect(r.code).toBe(2);
     expect(r.err.trim()).toBe('chapter 3 has no interactive session yet: the REPL arrives in chapter 4 (try node steps/run.mjs 4 --repl)');
   });

@@ -5,6 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { vi } from 'vitest';
 import { main } from '../src/runner/cli.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
@@ -33,21 +34,46 @@ export const runMjs = (args: string[], o: Parameters<typeof sh>[2] = {}) => sh(p
 
 let turn: Promise<unknown> = Promise.resolve();
 
+/** What a spawned command would get besides its arguments: environment variables (undefined: unset), stdin. */
+export interface InProcessOptions { env?: Record<string, string | undefined>; input?: string }
+
 /**
- * `node steps/run.mjs ARGS` without the process: main() with the console and stdout captured.
- * One at a time (the capture is process-wide), so it is safe in a concurrent block.
+ * `node steps/run.mjs ARGS` without the process: main() with the console, stdout and stderr
+ * captured, the environment given (NO_COLOR=1 and `env`, as sh() gives a child), and stdin
+ * the text `input` then its end (as sh() gives a child a pipe). One at a time (the capture,
+ * the environment and stdin are process-wide, and are put back once main() returns), so it
+ * is safe in a concurrent block; a test running beside it there sees that environment too,
+ * and a child it spawns inherits it (sh() passes its own env on top, so pass the variable).
+ *
+ * What stays out of reach here is what only a process shows: its exit status as the shell
+ * sees it, signals, what steps/run.mjs and the fast-start loader do before main(), and
+ * whatever is still running when it should have ended. Those tests spawn (runMjs).
  */
-export function runInProcess(args: string[]): Promise<Ran> {
+export function runInProcess(args: string[], o: InProcessOptions = {}): Promise<Ran> {
   const mine = turn.then(async () => {
     let out = '';
     let err = '';
     const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { out += `${a.join(' ')}\n`; });
     const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { err += `${a.join(' ')}\n`; });
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
+    const writeErr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { err += String(chunk); return true; });
+    const env: Record<string, string | undefined> = { NO_COLOR: '1', ...o.env };
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    const setEnv = (values: Record<string, string | undefined>) => {
+      for (const [k, v] of Object.entries(values)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    };
+    // process.stdin is a getter that makes the stream on first use: swapped for the run, then put back.
+    const stdinProperty = Object.getOwnPropertyDescriptor(process, 'stdin')!;
+    const stdin = new PassThrough();
+    stdin.end(o.input ?? '');
     try {
+      setEnv(env);
+      Object.defineProperty(process, 'stdin', { value: stdin, configurable: true, enumerable: true, writable: true });
       return { code: await main(args), out, err };
     } finally {
-      log.mockRestore(); error.mockRestore(); write.mockRestore();
+      Object.defineProperty(process, 'stdin', stdinProperty);
+      setEnv(saved);
+      log.mockRestore(); error.mockRestore(); write.mockRestore(); writeErr.mockRestore();
     }
   });
   turn = mine.catch(() => undefined);

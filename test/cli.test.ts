@@ -1,9 +1,9 @@
 // The runner as a user meets it: bad input gets one line and exit code 2, good input
 // runs and verifies itself, temp folders never outlive a run. Most cases call main()
-// in-process (fast); one spawns the real `node steps/run.mjs` end to end.
+// in-process (fast); three spawn the real `node steps/run.mjs` end to end (the compiled fast
+// path, the fallback without it, colours off on a pipe).
 
 import { describe, it, expect, afterEach } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts'
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
-import { runInProcess } from './cli-helpers.ts';
+import { runInProcess, runMjs } from './cli-helpers.ts';
 
 // main() in this process, its output captured (cli-helpers.ts).
 const run = runInProcess;
@@ -184,20 +184,22 @@ describe('good input', () => {
   });
 });
 
-it('end to end on the fast path: chapter 12 (concurrent forks) from its quick-loaded copy passes', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '12', '--json'], { encoding: 'utf8' });
-  expect(r.status).toBe(0);
-  const report = JSON.parse(r.stdout) as { ok: boolean; code_loaded: string };
+// The three runs below are real processes (what steps/run.mjs and its loader do happens
+// before main()), spawned at the same time.
+it.concurrent('end to end on the fast path: chapter 12 (concurrent forks) from its quick-loaded copy passes', async () => {
+  const r = await runMjs(['12', '--json']);
+  expect(r.code).toBe(0);
+  const report = JSON.parse(r.out) as { ok: boolean; code_loaded: string };
   expect(report.ok).toBe(true);
   // The snapshot runs from the bundle fast-start.mjs built, on every Node version. A build
   // that broke would fall back silently to slower loading, so the report must say.
   expect(report.code_loaded).toBe('compiled ahead');
 }, 60_000);
 
-it('the fallback, without the compiled bundles (SUBAGENTS_NO_BUNDLE=1), runs a chapter and says how it loaded', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '11', '--json'], { encoding: 'utf8', env: { ...process.env, SUBAGENTS_NO_BUNDLE: '1' } });
-  expect(r.status, r.stderr).toBe(0);
-  const report = JSON.parse(r.stdout) as { ok: boolean; code_loaded: string };
+it.concurrent('the fallback, without the compiled bundles (SUBAGENTS_NO_BUNDLE=1), runs a chapter and says how it loaded', async () => {
+  const r = await runMjs(['11', '--json'], { env: { SUBAGENTS_NO_BUNDLE: '1' } });
+  expect(r.code, r.err).toBe(0);
+  const report = JSON.parse(r.out) as { ok: boolean; code_loaded: string };
   expect(report.ok).toBe(true);
   // Node >= 22.18 imports the snapshot natively; older Node bundles it on the spot (the
   // runner itself then runs through tsx).
@@ -205,9 +207,9 @@ it('the fallback, without the compiled bundles (SUBAGENTS_NO_BUNDLE=1), runs a c
   expect(report.code_loaded).toBe(major! > 22 || (major === 22 && minor! >= 18) ? 'native import' : 'bundled on the spot');
 }, 60_000);
 
-it('end to end: `node steps/run.mjs 1` in a child process, colours off when not a terminal', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1'], { encoding: 'utf8' });
-  expect(r.status).toBe(0);
-  expect(r.stdout).toContain('main ⎿ hello from the agent loop');
-  expect(r.stdout).not.toMatch(/\u001b\[/);
+it.concurrent('end to end: `node steps/run.mjs 1` in a child process, colours off when not a terminal', async () => {
+  const r = await runMjs(['1'], { env: { NO_COLOR: undefined } });   // off because stdout is a pipe, not because of NO_COLOR
+  expect(r.code).toBe(0);
+  expect(r.out).toContain('main ⎿ hello from the agent loop');
+  expect(r.out).not.toMatch(/\u001b\[/);
 }, 30_000);

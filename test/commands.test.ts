@@ -1,9 +1,11 @@
-// The command line as a learner or a teacher types it: the tests spawn the real
-// `node steps/run.mjs …` (or `npm run mock`'s script) and read what they would see,
-// stdout, stderr and the exit code. Slower than calling main() in-process, and the point:
-// the flag parsing, the exit codes and the one-line errors are what a person meets. Where a
-// table of cases only varies what is printed (the flags that do not go together, the
-// transcripts), one case is spawned and the rest go to main() in this process.
+// The command line as a learner or a teacher types it, read as they would see it: stdout,
+// stderr and the exit code. Each command (a demo run, --live, --list-cases, --diff,
+// --solution, --exercise, a usage error, `npm run mock`) is spawned as typed at least once,
+// the real `node steps/run.mjs …`: the exit status the shell sees and the streams as a
+// process writes them are what a person meets. The other cases of a command only vary what
+// is printed, and go to main() in this process (cli-helpers.ts: the same command line, its
+// console and streams captured), at a fraction of a spawn's cost. The --live failures stay
+// spawned: they wait out the SDK's retries, and spawned they wait at the same time.
 
 import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
@@ -92,7 +94,7 @@ describe.concurrent('--live with a question of your own, the mock standing in fo
     const base = await loadScenarioFile(path.join(ROOT, 'scenarios/11-subagents/demo.json'));
     const mock = await startMock({ scenario: { ...base, tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file', input: { path: 'greeting.txt' } }] }, { text: 'It says hello.' }] } } }, latencyScale: 0 });
     try {
-      const r = await runMjs(['11', '--live', 'what is in greeting.txt, in my own words?'], { env: liveEnv(mock.url) });
+      const r = await runInProcess(['11', '--live', 'what is in greeting.txt, in my own words?'], { env: liveEnv(mock.url) });
       expect(r.code, r.err).toBe(0);
       const first = mock.events.find((e) => e.type === 'request' && e.path === '/v1/messages');
       expect(JSON.stringify(first?.type === 'request' && first.body.messages)).toContain('what is in greeting.txt, in my own words?');
@@ -103,7 +105,7 @@ describe.concurrent('--live with a question of your own, the mock standing in fo
   });
 
   it('a prompt of your own goes with --live only', async () => {
-    const r = await runMjs(['11', 'my own question']);
+    const r = await runInProcess(['11', 'my own question']);
     expect(r.code).toBe(2);
     expect(r.err.trim()).toBe('"my own question": only --live takes a prompt of your own (node steps/run.mjs 11 --live "your question")');
   });
@@ -144,9 +146,10 @@ it.concurrent('a scenario error names the file relative to where the user stands
   try {
     const file = path.join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ title: 't', prompts: ['x'], tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file' }] }] } } }));
-    const r = await runMjs(['11', '--scenario', file]);   // typed as an absolute path
+    // In this process the user stands where the tests run (the project folder, as a spawn here would).
+    const r = await runInProcess(['11', '--scenario', file]);   // typed as an absolute path
     expect(r.code).toBe(2);
-    expect(r.err.trim()).toBe(`${path.relative(ROOT, file)}: $.tracks.main.turns[0].tool_calls[0]: missing "input" (a tool call needs an input object)`);
+    expect(r.err.trim()).toBe(`${path.relative(process.cwd(), file)}: $.tracks.main.turns[0].tool_calls[0]: missing "input" (a tool call needs an input object)`);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
@@ -159,7 +162,7 @@ describe.concurrent('--list-cases and --all', () => {
   });
 
   it('--all ends with a summary of every case', async () => {
-    const r = await runMjs(['4', '--all', '--no-latency']);
+    const r = await runInProcess(['4', '--all', '--no-latency']);
     expect(r.code, r.out).toBe(0);
     const n = casesOf(findChapter(4)!).length;
     expect(r.out).toMatch(new RegExp(`Chapter 4: ${n} of ${n} scenarios pass\\n(  ✔ \\S+ +.+\\n){${n}}$`));
@@ -169,7 +172,10 @@ describe.concurrent('--list-cases and --all', () => {
     const { colorDiff } = await import('../src/runner/diff-color.ts');
     const { Chalk } = await import('chalk');
     expect(colorDiff('+a\n-b\n c', new Chalk({ level: 1 }))).toBe('\u001b[32m+a\u001b[39m\n\u001b[31m-b\u001b[39m\n c');
-    const plain = await runMjs(['11', '--diff']);
+    // A pipe is not a terminal: plain without NO_COLOR's help.
+    const plain = await runMjs(['11', '--diff'], { env: { NO_COLOR: undefined } });
+    expect(plain.code).toBe(0);
+    expect(plain.out).toContain('+++ b/steps/11-subagents/subagent.ts');
     expect(plain.out).not.toMatch(/\u001b\[/);
   });
 });
@@ -213,8 +219,8 @@ describe.concurrent('the classroom commands', () => {
   const scratch = () => mkdtempSync(path.join(ROOT, '.tmp-cli-'));
 
   it('--solution with no exercise folder says so in one line, exit 2 (like --check)', async () => {
-    for (const flag of ['--solution', '--check']) {
-      const r = await runMjs(['13', flag, 'exercises/no-such-folder']);
+    for (const [flag, run] of [['--solution', runMjs], ['--check', runInProcess]] as const) {
+      const r = await run(['13', flag, 'exercises/no-such-folder']);
       expect(r.code).toBe(2);
       expect(r.err.trim()).toBe('exercises/no-such-folder: no main.ts here; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
       expect(r.out).toBe('');
@@ -230,12 +236,12 @@ describe.concurrent('the classroom commands', () => {
       const own = path.join(dir, 'teacher.json');
       const demo = JSON.parse(readFileSync(path.join(ROOT, 'scenarios/11-subagents/demo.json'), 'utf8'));
       writeFileSync(own, JSON.stringify({ ...demo, title: 'the teacher\'s own', expect: [{ name: 'the greeting is written to out.txt', file: { path: 'out.txt', exists: true } }] }));
-      const r = await runMjs(['11', '--check', dir, '--scenario', own]);
+      const r = await runInProcess(['11', '--check', dir, '--scenario', own]);
       expect(r.code).toBe(1);
       expect(r.out).toContain('✖ teacher: the teacher\'s own');
       expect(r.out).toContain('missing behaviour: the greeting is written to out.txt');
       expect(r.out).toContain('0/1 scenarios pass so far');
-      const one = await runMjs(['11', '--check', dir, '--case', 'failing']);
+      const one = await runInProcess(['11', '--check', dir, '--case', 'failing']);
       expect(one.code, one.out).toBe(0);
       expect(one.out).toMatch(/^✔ failing\n\nAll done: chapter 11 passes its scenario\.\n$/);
     } finally { rmSync(dir, { recursive: true, force: true }); }
@@ -245,9 +251,9 @@ describe.concurrent('the classroom commands', () => {
     const dir = scratch();
     try {
       rmSync(dir, { recursive: true });
-      const made = await runMjs(['9', '--exercise', path.relative(ROOT, dir)]);
+      const made = await runInProcess(['9', '--exercise', path.relative(ROOT, dir)]);
       expect(made.code, made.err).toBe(0);
-      const r = await runMjs(['11', '--check', path.relative(ROOT, dir)]);
+      const r = await runInProcess(['11', '--check', path.relative(ROOT, dir)]);
       expect(r.code).toBe(2);
       expect(r.err.trim()).toBe(`${path.relative(ROOT, dir)} was made for chapter 9, not chapter 11: check it with node steps/run.mjs 9 --check ${path.relative(ROOT, dir)}`);
     } finally { rmSync(dir, { recursive: true, force: true }); }
