@@ -1,11 +1,12 @@
 // The command line as a learner or a teacher types it, read as they would see it: stdout,
-// stderr and the exit code. Each command (a demo run, --live, --list-cases, --diff,
-// --solution, --exercise, a usage error, `npm run mock`) is spawned as typed at least once,
-// the real `node steps/run.mjs …`: the exit status the shell sees and the streams as a
-// process writes them are what a person meets. The other cases of a command only vary what
-// is printed, and go to main() in this process (cli-helpers.ts: the same command line, its
-// console and streams captured), at a fraction of a spawn's cost. The --live failures stay
-// spawned: they wait out the SDK's retries, and spawned they wait at the same time.
+// stderr and the exit code. Each command here (--live, --list-cases, --diff, --solution,
+// --exercise, a usage error, `npm run mock`) is spawned as typed at least once, the real
+// `node steps/run.mjs …` (a demo run is, in cli.test.ts): the exit status the shell sees
+// and the streams as a process writes them are what a person meets. The other cases of a
+// command only vary what is printed, and go to main() in this process (cli-helpers.ts: the
+// same command line, its console and streams captured), at a fraction of a spawn's cost.
+// The --live failures stay spawned: they wait out the SDK's retries, and spawned they wait
+// at the same time.
 
 import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
