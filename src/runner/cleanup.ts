@@ -30,7 +30,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gitEnv, parseWorktreeList } from './git-repo.ts';
+import { gitEnv, hasNoLinkedWorktrees, parseWorktreeList } from './git-repo.ts';
 
 type Hook = () => void | Promise<void>;
 
@@ -127,24 +127,6 @@ export function trackWorktreesOf(repo: string): () => void {
 /** Every linked worktree of `repo`, removed now (synchronously), and git's records of them. */
 export function removeWorktreesOf(repo: string): void {
   for (const dir of linkedWorktrees(repo)) removeWorktree(repo, dir);
-}
-
-/**
- * Does `repo` certainly have no linked worktree? git keeps a folder in .git/worktrees for
- * each one, wherever the worktree itself is, and removes .git/worktrees with the last of
- * them. Only a plain repository (.git a folder) is read this way; for anything else git is asked.
- */
-function hasNoLinkedWorktrees(repo: string): boolean {
-  try {
-    if (!statSync(path.join(repo, '.git')).isDirectory()) return false;
-  } catch {
-    return false;
-  }
-  try {
-    return readdirSync(path.join(repo, '.git', 'worktrees')).length === 0;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT';
-  }
 }
 
 /** The folders of a repository's linked worktrees (its own folder not counted); none if it is gone. */

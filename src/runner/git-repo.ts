@@ -14,6 +14,7 @@
 // Not here: removing worktrees (cleanup.ts), or anything the agent does with git.
 
 import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,8 +57,8 @@ export interface FirstCommit {
 /**
  * A scenario's: git's own config syntax, appended instead of `git config` calls. What the
  * agent's commits and merges need on a machine with no git identity, and no signing prompt.
- * No automatic maintenance: every commit would otherwise start a `git maintenance run
- * --auto`, which has nothing to do in a repository this small.
+ * No automatic maintenance: every commit (the agent's too) would otherwise start a process
+ * of its own, `git maintenance run --auto`, with nothing to do in a repository this small.
  */
 export const SCENARIO_FIRST_COMMIT: FirstCommit = {
   identity: SCENARIO_IDENTITY,
@@ -97,7 +98,27 @@ export async function branchesOf(repo: string): Promise<string[]> {
 
 /** The repository's linked worktrees (the workspace itself not counted): folder and branch. */
 export async function worktreesOf(repo: string): Promise<{ dir: string; branch: string }[]> {
+  if (hasNoLinkedWorktrees(repo)) return [];
   return parseWorktreeList(await git(repo, ['worktree', 'list', '--porcelain']));
+}
+
+/**
+ * Does `repo` certainly have no linked worktree, with no git call? git keeps a folder in
+ * .git/worktrees for each one, wherever the worktree itself is, and removes .git/worktrees
+ * with the last of them. Only a plain repository (.git a folder) is read this way: false
+ * means "ask git".
+ */
+export function hasNoLinkedWorktrees(repo: string): boolean {
+  try {
+    if (!statSync(path.join(repo, '.git')).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  try {
+    return readdirSync(path.join(repo, '.git', 'worktrees')).length === 0;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 /** `git worktree list --porcelain` read: the linked worktrees (the first block, the repository's own folder, skipped). */
