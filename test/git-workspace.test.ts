@@ -6,11 +6,13 @@
 // permission gate yet), so this needs no chapter that makes worktrees itself.
 
 import { afterEach, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseScenario, ScenarioError } from '../src/mock/index.ts';
-import { runChapter } from '../src/runner/run-chapter.ts';
+import { gitEnv, makeRepository } from '../src/runner/git-repo.ts';
+import { runChapter, writeTree } from '../src/runner/run-chapter.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 
 const CODE = path.join(ROOT, 'steps', '02-tools');
@@ -108,4 +110,45 @@ it('a branch or worktrees check without "git": true is refused when the scenario
   expect(() => scenario({ git: undefined, expect: [{ name: 'x', branch: { name: 'main' } }] }))
     .toThrow('git.json: $.expect[0].branch: a branch check reads the workspace\'s git repository: set "git": true at the top of the scenario');
   expect(() => scenario({ git: 'yes' })).toThrow('git.json: $.git: expected true or false');
+});
+
+it('a repository made again from the same files is the one git made: the same bytes in .git, an index true to the new files', async () => {
+  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'git-again-')));
+  made.push(base);
+  // Files no other test has: the first repository is git's own, the second a copy of it.
+  const files: Record<string, string> = { 'a.txt': `one ${base}\n`, 'src/b.ts': 'export {};\n', 'run.sh': '#!/bin/sh\n' };
+  const lay = async (name: string, content = files) => {
+    const dir = path.join(base, name);
+    await writeTree(dir, content);
+    chmodSync(path.join(dir, 'run.sh'), 0o755);
+    await makeRepository(dir);
+    return dir;
+  };
+  const first = await lay('first');
+  // No git to be found: the second is written from the first, with no git call.
+  const savedPath = process.env.PATH;
+  process.env.PATH = base;
+  let again: string;
+  try {
+    again = await lay('again');
+  } finally {
+    process.env.PATH = savedPath;
+  }
+  const other = await lay('other', { ...files, 'a.txt': 'two\n' });
+  const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: gitEnv() });
+  const gitFiles = (dir: string) => readdirSync(path.join(dir, '.git'), { recursive: true, encoding: 'utf8' }).sort();
+  expect(gitFiles(again)).toEqual(gitFiles(first));
+  for (const rel of gitFiles(first)) {
+    const [a, b] = [path.join(first, '.git', rel), path.join(again, '.git', rel)];
+    expect(statSync(b).mode, rel).toBe(statSync(a).mode);
+    if (rel !== 'index' && statSync(a).isFile()) expect(readFileSync(b).equals(readFileSync(a)), rel).toBe(true);
+  }
+  expect(git(again, 'ls-files', '--stage')).toBe(git(first, 'ls-files', '--stage'));
+  expect(git(again, 'ls-files', '--stage')).toContain('100755');
+  // diff-files does not refresh the index: an entry whose stat data is not the file's own shows.
+  expect(git(again, 'diff-files', '--name-only')).toBe('');
+  expect(git(again, 'status', '--porcelain')).toBe('');
+  expect(git(again, 'rev-parse', 'HEAD')).toBe(git(first, 'rev-parse', 'HEAD'));
+  expect(git(other, 'rev-parse', 'HEAD')).not.toBe(git(first, 'rev-parse', 'HEAD'));
+  expect(git(other, 'show', 'HEAD:a.txt')).toBe('two\n');
 });

@@ -7,10 +7,11 @@
 
 import { it, expect, afterEach } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createWorktree, finishWorktree } from '../steps/16-worktree-isolation/worktree.ts';
+import { makeRepository, type FirstCommit } from '../src/runner/git-repo.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -21,21 +22,23 @@ afterEach(() => {
 const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8' }).trim();
 
-/** base/repo: a repository with one commit holding a.txt and src/b.txt. */
-function repo(commit = true): { base: string; repo: string } {
+/** The first commit of base/repo, by the identity the repository's own configuration holds. */
+const FIRST: FirstCommit = { identity: { name: 'Test', email: 'test@example.com' }, message: 'first', config: '[user]\n\tname = Test\n\temail = test@example.com\n' };
+
+/** base/repo: a repository with one commit holding a.txt and src/b.txt (made as the runner makes a scenario's). */
+async function repo(commit = true): Promise<{ base: string; repo: string }> {
   const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'worktree-test-')));
   made.push(base);
   const dir = path.join(base, 'repo');
   mkdirSync(path.join(dir, 'src'), { recursive: true });
-  git(base, 'init', '-q', '-b', 'main', dir);
-  // The repository's own identity: what the commit of a kept worktree's leftovers is made as.
-  git(dir, 'config', 'user.name', 'Test');
-  git(dir, 'config', 'user.email', 'test@example.com');
   writeFileSync(path.join(dir, 'a.txt'), 'one\n');
   writeFileSync(path.join(dir, 'src', 'b.txt'), 'two\n');
   if (commit) {
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', 'first');
+    await makeRepository(dir, FIRST);
+  } else {
+    git(base, 'init', '-q', '-b', 'main', dir);
+    // The repository's own identity: what the commit of a kept worktree's leftovers is made as.
+    appendFileSync(path.join(dir, '.git', 'config'), FIRST.config);
   }
   return { base, repo: dir };
 }
@@ -44,7 +47,7 @@ const branches = (dir: string) => git(dir, 'branch', '--format=%(refname:short)'
 const worktrees = (dir: string) => git(dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length;
 
 it('makes a worktree beside the repository, on a new branch at HEAD, outside the workspace', async () => {
-  const { base, repo: dir } = repo();
+  const { base, repo: dir } = await repo();
   const wt = await createWorktree(dir, 'agent-1');
   expect(wt.dir).toBe(path.join(base, 'repo.worktrees', 'agent-1'));
   expect(wt.cwd).toBe(wt.dir);
@@ -57,7 +60,7 @@ it('makes a worktree beside the repository, on a new branch at HEAD, outside the
 });
 
 it('an unchanged worktree is removed with its branch, and the folder that held it', async () => {
-  const { base, repo: dir } = repo();
+  const { base, repo: dir } = await repo();
   const wt = await createWorktree(dir, 'agent-1');
   expect(await finishWorktree(wt)).toBeUndefined();
   expect(existsSync(wt.dir)).toBe(false);
@@ -73,7 +76,7 @@ for (const [what, change, expected] of [
   ['a commit', (d: string) => { writeFileSync(path.join(d, 'a.txt'), 'committed\n'); git(d, 'commit', '-q', '-am', 'edit'); }, /: 1 commit on top of [0-9a-f]{7}$/],
 ] as const) {
   it(`a worktree with ${what} is kept, and the parent is told where and on which branch`, async () => {
-    const { repo: dir } = repo();
+    const { repo: dir } = await repo();
     const wt = await createWorktree(dir, 'agent-1');
     change(wt.dir);
     const report = await finishWorktree(wt);
@@ -88,7 +91,7 @@ for (const [what, change, expected] of [
 }
 
 it('when the leftovers cannot be committed (no git identity, say), the worktree keeps them, staged, and the parent is told', async () => {
-  const { repo: dir } = repo();
+  const { repo: dir } = await repo();
   const wt = await createWorktree(dir, 'agent-1');
   writeFileSync(path.join(wt.dir, 'a.txt'), 'changed\n');
   git(dir, 'config', 'user.useConfigOnly', 'true');
@@ -106,7 +109,7 @@ it('when the leftovers cannot be committed (no git identity, say), the worktree 
 });
 
 it('a file only .gitignore covers does not keep a worktree', async () => {
-  const { repo: dir } = repo(false);
+  const { repo: dir } = await repo(false);
   writeFileSync(path.join(dir, '.gitignore'), 'build/\n');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'first');
@@ -118,7 +121,7 @@ it('a file only .gitignore covers does not keep a worktree', async () => {
 });
 
 it('from a subfolder of the repository, the child works in the same subfolder of its worktree', async () => {
-  const { repo: dir } = repo();
+  const { repo: dir } = await repo();
   const wt = await createWorktree(path.join(dir, 'src'), 'agent-1');
   expect(wt.cwd).toBe(path.join(wt.dir, 'src'));
   expect(wt.shown).toBe(path.join('..', '..', 'repo.worktrees', 'agent-1'));
@@ -126,7 +129,7 @@ it('from a subfolder of the repository, the child works in the same subfolder of
 });
 
 it('a branch name already taken (a kept worktree of an earlier session) gets the next name', async () => {
-  const { repo: dir } = repo();
+  const { repo: dir } = await repo();
   git(dir, 'branch', 'agent-1');
   const wt = await createWorktree(dir, 'agent-1');
   expect(wt.branch).toBe('agent-1-2');
@@ -143,13 +146,13 @@ it('outside a repository: one clear error, and nothing made', async () => {
 });
 
 it('a repository with no commit yet: one clear error, and nothing made', async () => {
-  const { base, repo: dir } = repo(false);
+  const { base, repo: dir } = await repo(false);
   await expect(createWorktree(dir, 'agent-1')).rejects.toThrow(/branches from HEAD, and the repository .* has no commit yet/);
   expect(readdirSync(base)).toEqual(['repo']);
 });
 
 it('when git worktree add fails, the branch it was to check out is deleted again and no folder is left', async () => {
-  const { base, repo: dir } = repo();
+  const { base, repo: dir } = await repo();
   // A file where the worktrees' folder would go: git cannot make the worktree under it.
   writeFileSync(path.join(base, 'repo.worktrees'), 'in the way\n');
   await expect(createWorktree(dir, 'agent-1')).rejects.toThrow(/^git worktree add failed: /);
@@ -159,7 +162,7 @@ it('when git worktree add fails, the branch it was to check out is deleted again
 });
 
 it('eight made and finished at the same time in one repository all succeed (git is asked one at a time)', async () => {
-  const { base, repo: dir } = repo();
+  const { base, repo: dir } = await repo();
   const all = await Promise.all(Array.from({ length: 8 }, (_, i) => createWorktree(dir, `agent-${i + 1}`)));
   expect(new Set(all.map((w) => w.branch)).size).toBe(8);
   writeFileSync(path.join(all[0]!.dir, 'a.txt'), 'changed\n');

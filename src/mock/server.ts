@@ -7,10 +7,10 @@
 
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { PromptCache, breakpointsOf } from './cache.ts';
+import { inProcessFetch, type MockRequest, type MockResponse } from './in-process.ts';
 import { messageId, requestId, toolUseId } from './ids.ts';
 import { describeRequest, route } from './route.ts';
 import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText, type CountAs } from './tokens.ts';
@@ -39,6 +39,9 @@ export interface MockOptions {
 
 export interface MockServer {
   url: string;
+  /** Answers a request to `url` in this process, without a socket: the same handler, checks
+   *  and log as over HTTP (in-process.ts). The runner's scripted runs go this way. */
+  fetch: typeof fetch;
   events: MockEvent[];
   /** Scenario problems, one line each (no track, two tracks, out of turns, shared track). */
   failures: string[];
@@ -75,7 +78,7 @@ function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: MockRequest): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -85,7 +88,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Request headers as the event log keeps them: lower-case names, credentials left out. */
-function loggedHeaders(req: IncomingMessage): Record<string, string> {
+function loggedHeaders(req: MockRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (k === 'x-api-key' || k === 'authorization' || v === undefined) continue;
@@ -172,7 +175,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   };
 
   const sendError = (
-    res: ServerResponse, rid: string, status: number, type: string, message: string, headers: Record<string, string> = {},
+    res: MockResponse, rid: string, status: number, type: string, message: string, headers: Record<string, string> = {},
   ): void => {
     if (res.headersSent) return;
     const body = JSON.stringify({ type: 'error', error: { type, message }, request_id: rid });
@@ -210,14 +213,14 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
 
   /** Rejects a request that broke an API rule or that the scenario cannot answer. */
   const reject = (
-    res: ServerResponse, s: number, rid: string, track: string | null, turn: number | null, status: number, type: string, message: string,
+    res: MockResponse, s: number, rid: string, track: string | null, turn: number | null, status: number, type: string, message: string,
   ): void => {
     log(errorEvent(s, track, turn, status, type, message, false, false));
     sendError(res, rid, status, type, message);
   };
 
   const scenarioFailure = (
-    res: ServerResponse, s: number, rid: string, arrival: number, path: string, body: Json, track: string | null, line: string,
+    res: MockResponse, s: number, rid: string, arrival: number, path: string, body: Json, track: string | null, line: string,
   ): void => {
     failures.push(line);
     log(requestEvent(s, arrival, path, body, track, null));
@@ -247,7 +250,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   };
 
   const answer = async (
-    res: ServerResponse, s: number, rid: string, arrival: number, body: Json, track: string, turnIdx: number, turn: Turn,
+    res: MockResponse, s: number, rid: string, arrival: number, body: Json, track: string, turnIdx: number, turn: Turn,
   ): Promise<void> => {
     const wait = (turn.latency_ms ?? 0) * scale;
     let waited = 0;
@@ -359,7 +362,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     log({ type: 'response', seq: s, time: clock.now(), track, turn: turnIdx, content, stop_reason: stopReason, usage, deltas, started: start, waited_ms: waited });
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: MockRequest, res: MockResponse): Promise<void> => {
     const s = ++seq;
     const arrival = clock.now();
     const rid = requestId(file, s);
@@ -470,14 +473,16 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
   };
 
-  const server = createServer((req, res) => {
+  // One entry for both ways in: the HTTP server, and fetch in this process.
+  const serve = (req: MockRequest, res: MockResponse): void => {
     handle(req, res).catch((e: unknown) => {
       const line = `${file}: mock internal error: ${e instanceof Error ? e.message : String(e)}`;
       failures.push(line);
       if (!res.headersSent) sendError(res, 'req_mock_internal', 500, 'api_error', `[mock] ${line}`, { 'x-should-retry': 'false' });
       else res.end();
     });
-  });
+  };
+  const server = createServer(serve);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
@@ -486,6 +491,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
 
   return {
     url: `http://127.0.0.1:${port}`,
+    fetch: inProcessFetch(serve),
     events,
     failures,
     close: () =>

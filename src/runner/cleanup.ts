@@ -30,7 +30,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gitEnv, parseWorktreeList } from './git-repo.ts';
+import { gitEnv, hasNoLinkedWorktrees, parseWorktreeList } from './git-repo.ts';
 
 type Hook = () => void | Promise<void>;
 
@@ -131,6 +131,7 @@ export function removeWorktreesOf(repo: string): void {
 
 /** The folders of a repository's linked worktrees (its own folder not counted); none if it is gone. */
 function linkedWorktrees(repo: string): string[] {
+  if (hasNoLinkedWorktrees(repo)) return [];
   try {
     const list = execFileSync('git', ['-C', repo, 'worktree', 'list', '--porcelain'], { encoding: 'utf8', env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
     return parseWorktreeList(list).map((w) => w.dir).filter((dir) => dir !== '');
@@ -139,13 +140,19 @@ function linkedWorktrees(repo: string): string[] {
   }
 }
 
+/**
+ * `git worktree remove --force`; should git refuse (a locked worktree, a folder already
+ * gone, a repository gone), the folder goes anyway and `git worktree prune` drops git's
+ * record of it. When git did remove it, its record went with it: nothing to prune.
+ */
 function removeWorktree(repo: string, dir: string): void {
-  try { execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore', env: gitEnv() }); } catch { /* removed below */ }
+  try {
+    execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore', env: gitEnv() });
+    if (!existsSync(dir)) return;
+  } catch { /* removed below */ }
   try { rmSync(dir, { recursive: true, force: true }); } catch { /* nothing more to do */ }
   try { execFileSync('git', ['-C', repo, 'worktree', 'prune'], { stdio: 'ignore', env: gitEnv() }); } catch { /* not a repository any more */ }
 }
-
-/** The environment for cleanup's git: without GIT_DIR and the like, which would point it elsewhere. */
 
 /** Run `fn` when the process ends, before folders are removed (latest registered first). */
 export function onExit(fn: Hook): () => void {

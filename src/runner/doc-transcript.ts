@@ -41,7 +41,7 @@ export async function docTranscript(n: number, caseName: string, options: RunOpt
   const conversation = options.excerpt
     ? ['(an excerpt: the conversation and the expectations that held are left out; the command shows them)']
     : renderTranscript(result.events, { color: plain, width: 100, trace: options.trace, scenario, asked: result.asked });
-  const reports = agentReports(result.terminal).filter((l) => !(options.excerpt && /^\s+⎿ /.test(l)));
+  const reports = agentReports(result.terminal, !options.excerpt);
   const lines = [command, '', ...conversation, '', ...(table.length > 0 ? [...table, ''] : []), ...reports];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);

@@ -119,10 +119,11 @@ function short(text: string, max = 90): string {
 
 export async function checkExpectations(scenario: Scenario, seen: Observed): Promise<ExpectationResult[]> {
   const results: ExpectationResult[] = [];
+  const repo = repositoryAfterRun(seen.workspace);
   for (const exp of scenario.expect ?? []) {
     let detail: string | true;
     try {
-      detail = await checkOne(exp, scenario, seen);
+      detail = await checkOne(exp, scenario, seen, repo);
     } catch (err) {
       detail = err instanceof Error ? err.message : String(err);
     }
@@ -154,8 +155,27 @@ function outOfOrder(text: string, parts: readonly string[]): string | undefined 
   return undefined;
 }
 
+/**
+ * The workspace repository's branches and linked worktrees, each read with one git call the
+ * first time a check asks, for all the checks of the run: the run is over, and a scenario
+ * has several `branch` checks.
+ */
+interface RepositoryAfterRun {
+  branches(): Promise<string[]>;
+  worktrees(): Promise<{ dir: string; branch: string }[]>;
+}
+
+function repositoryAfterRun(workspace: string): RepositoryAfterRun {
+  let branches: Promise<string[]> | undefined;
+  let worktrees: Promise<{ dir: string; branch: string }[]> | undefined;
+  return {
+    branches: () => (branches ??= branchesOf(workspace)),
+    worktrees: () => (worktrees ??= worktreesOf(workspace)),
+  };
+}
+
 /** true when the expectation holds; otherwise a one-line reason. */
-async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): Promise<string | true> {
+async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, repo: RepositoryAfterRun): Promise<string | true> {
   const { events } = seen;
   if ('tool_result' in exp) {
     const t = exp.tool_result;
@@ -342,9 +362,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
   if ('notification' in exp) return checkNotification(exp.notification, scenario, events);
   if ('branch' in exp) {
     const b = exp.branch;
-    const exists = (await branchesOf(seen.workspace)).includes(b.name);
+    const branches = await repo.branches();
+    const exists = branches.includes(b.name);
     if (b.exists === false) return exists ? `the branch ${b.name} exists but should not` : true;
-    if (!exists) return `there is no branch ${b.name} (branches: ${(await branchesOf(seen.workspace)).join(', ')})`;
+    if (!exists) return `there is no branch ${b.name} (branches: ${branches.join(', ')})`;
     if (b.path === undefined) return true;
     const content = await fileInBranch(seen.workspace, b.name, b.path);
     if (content === undefined) return `the branch ${b.name} has no file ${b.path}`;
@@ -354,7 +375,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed): P
   }
   if ('worktrees' in exp) {
     const w = exp.worktrees;
-    const found = await worktreesOf(seen.workspace);
+    const found = await repo.worktrees();
     const shown = found.length === 0 ? 'none' : found.map((f) => `${path.basename(f.dir)} on ${f.branch}`).join(', ');
     if (w.count !== undefined && found.length !== w.count) return `the repository has ${found.length} linked worktree${found.length === 1 ? '' : 's'} (${shown}), expected ${w.count}`;
     const branches = found.map((f) => f.branch).sort();

@@ -1,7 +1,8 @@
 // A scenario's workspace as a git repository (`"git": true`): made with the scenario's
 // files as its first commit, and read back after the run for the `branch` and `worktrees`
 // expectations. Chapter 16's sub-agents work in worktrees of this repository; whatever
-// worktrees it has when the run ends are removed by cleanup.ts (trackWorktreesOf).
+// worktrees it has when the run ends are removed by cleanup.ts (trackWorktreesOf). The
+// x-ray's workspace (src/xray/drive.ts) is made here too, with a first commit of its own.
 //
 // The repository must be the same on every machine, with no key and no git setup of the
 // user's: the runner's own git calls ignore the user's and the system's git configuration
@@ -13,9 +14,11 @@
 // Not here: removing worktrees (cleanup.ts), or anything the agent does with git.
 
 import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { readGitFolder, workspaceKey, writeGitFolder, type GitFolder } from './repo-copy.ts';
 
 /** Who the first commit is by, and who the agent commits as in the scenario's repository. */
 export const SCENARIO_IDENTITY = { name: 'Scenario', email: 'scenario@example.invalid' };
@@ -23,40 +26,69 @@ export const SCENARIO_IDENTITY = { name: 'Scenario', email: 'scenario@example.in
 const FIRST_COMMIT_DATE = '2026-01-01T00:00:00Z';
 
 /** The environment for the runner's git: none of the user's configuration, no GIT_* from outside. */
-export function gitEnv(): NodeJS.ProcessEnv {
+export function gitEnv(identity = SCENARIO_IDENTITY): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
   return {
     ...env,
     GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull,
-    GIT_AUTHOR_NAME: SCENARIO_IDENTITY.name, GIT_AUTHOR_EMAIL: SCENARIO_IDENTITY.email, GIT_AUTHOR_DATE: FIRST_COMMIT_DATE,
-    GIT_COMMITTER_NAME: SCENARIO_IDENTITY.name, GIT_COMMITTER_EMAIL: SCENARIO_IDENTITY.email, GIT_COMMITTER_DATE: FIRST_COMMIT_DATE,
+    GIT_AUTHOR_NAME: identity.name, GIT_AUTHOR_EMAIL: identity.email, GIT_AUTHOR_DATE: FIRST_COMMIT_DATE,
+    GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email, GIT_COMMITTER_DATE: FIRST_COMMIT_DATE,
   };
 }
 
 /** Run git in `cwd`: its output, or a rejection with git's own first line of complaint. */
-export function git(cwd: string, args: string[]): Promise<string> {
+export function git(cwd: string, args: string[], env = gitEnv()): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: gitEnv(), timeout: 10_000 }, (error, stdout, stderr) => {
+    execFile('git', args, { cwd, env, timeout: 10_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`git ${args[0]}: ${(stderr.trim() || error.message).split('\n')[0]}`));
       else resolve(stdout);
     });
   });
 }
 
+/** A repository's first commit: by whom, its message, and what the repository's own configuration gets besides git init's. */
+export interface FirstCommit {
+  identity: { name: string; email: string };
+  message: string;
+  config: string;
+}
+
+/**
+ * A scenario's: git's own config syntax, appended instead of `git config` calls. What the
+ * agent's commits and merges need on a machine with no git identity, and no signing prompt.
+ * No automatic maintenance: every commit (the agent's too) would otherwise start a process
+ * of its own, `git maintenance run --auto`, with nothing to do in a repository this small.
+ */
+export const SCENARIO_FIRST_COMMIT: FirstCommit = {
+  identity: SCENARIO_IDENTITY,
+  message: 'first commit',
+  config: `[user]\n\tname = ${SCENARIO_IDENTITY.name}\n\temail = ${SCENARIO_IDENTITY.email}\n[commit]\n\tgpgsign = false\n[maintenance]\n\tauto = false\n`,
+};
+
+/** Repositories made in this process, by workspaceKey: a test run makes the same few again and again. */
+const made = new Map<string, GitFolder>();
+const MAX_KEPT = 32;
+
 /**
  * Make `dir` (holding the scenario's files) a repository on branch main with every file in
- * one first commit. Three git calls: each costs a few milliseconds, and every run of a git
- * scenario pays them.
+ * one first commit. The first time for these files in this process that is three git
+ * calls (a few milliseconds each, and every run of a git scenario would pay them); after
+ * that, the same repository written again by repo-copy.ts.
  */
-export async function makeRepository(dir: string): Promise<void> {
-  await git(dir, ['init', '--quiet', '--initial-branch=main']);
-  // git's own config syntax, appended instead of three `git config` calls. What the agent's
-  // commits and merges need on a machine with no git identity, and no signing prompt.
-  await appendFile(path.join(dir, '.git', 'config'),
-    `[user]\n\tname = ${SCENARIO_IDENTITY.name}\n\temail = ${SCENARIO_IDENTITY.email}\n[commit]\n\tgpgsign = false\n`);
-  await git(dir, ['add', '--all']);
-  await git(dir, ['commit', '--quiet', '--allow-empty', '--no-verify', '--message', 'first commit']);
+export async function makeRepository(dir: string, first: FirstCommit = SCENARIO_FIRST_COMMIT): Promise<void> {
+  const key = workspaceKey(dir, JSON.stringify(first));
+  const kept = key === undefined ? undefined : made.get(key);
+  if (kept && writeGitFolder(dir, kept)) return;
+  const env = gitEnv(first.identity);
+  await git(dir, ['init', '--quiet', '--initial-branch=main'], env);
+  if (first.config !== '') await appendFile(path.join(dir, '.git', 'config'), first.config);
+  await git(dir, ['add', '--all'], env);
+  await git(dir, ['commit', '--quiet', '--allow-empty', '--no-verify', '--message', first.message], env);
+  const folder = key === undefined ? undefined : readGitFolder(dir);
+  if (key === undefined || !folder) return;
+  if (made.size >= MAX_KEPT) made.delete(made.keys().next().value!);
+  made.set(key, folder);
 }
 
 /** The repository's local branches. */
@@ -66,7 +98,27 @@ export async function branchesOf(repo: string): Promise<string[]> {
 
 /** The repository's linked worktrees (the workspace itself not counted): folder and branch. */
 export async function worktreesOf(repo: string): Promise<{ dir: string; branch: string }[]> {
+  if (hasNoLinkedWorktrees(repo)) return [];
   return parseWorktreeList(await git(repo, ['worktree', 'list', '--porcelain']));
+}
+
+/**
+ * Does `repo` certainly have no linked worktree, with no git call? git keeps a folder in
+ * .git/worktrees for each one, wherever the worktree itself is, and removes .git/worktrees
+ * with the last of them. Only a plain repository (.git a folder) is read this way: false
+ * means "ask git".
+ */
+export function hasNoLinkedWorktrees(repo: string): boolean {
+  try {
+    if (!statSync(path.join(repo, '.git')).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  try {
+    return readdirSync(path.join(repo, '.git', 'worktrees')).length === 0;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 /** `git worktree list --porcelain` read: the linked worktrees (the first block, the repository's own folder, skipped). */

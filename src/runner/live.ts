@@ -16,35 +16,36 @@ import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
+import { watchNetwork } from './wire.ts';
 
 /** One request as the wire saw it: the URL, and how it ended when it did not end well. */
 interface WireFailure { url: string; cause: string }
 
 /**
- * Watches the global fetch while a live run lasts (the SDK picks it up when the agent
- * builds its client). The SDK retries a failed request itself, marking each retry with
- * `x-stainless-retry-count`; a request counts as failed only when its last attempt failed.
+ * Watches the network while a live run lasts (wire.ts: the SDK picks up the global fetch
+ * when the agent builds its client). The SDK retries a failed request itself, marking each
+ * retry with `x-stainless-retry-count`; a request counts as failed only when its last
+ * attempt failed.
  */
 export function watchFetch(): { failures(): WireFailure[]; restore(): void } {
-  const original = globalThis.fetch;
   const attempts: { failure?: WireFailure }[] = [];
-  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const restore = watchNetwork((next) => async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const retry = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? '0');
     if (retry === 0 || attempts.length === 0) attempts.push({});
     const attempt = attempts.at(-1)!;
     try {
-      const res = await original(input, init);
+      const res = await next(input, init);
       attempt.failure = res.status >= 400 ? { url, cause: await httpCause(res) } : undefined;
       return res;
     } catch (err) {
       attempt.failure = { url, cause: networkCause(err) };
       throw err;
     }
-  };
+  });
   return {
     failures: () => attempts.flatMap((a) => (a.failure ? [a.failure] : [])),
-    restore: () => { globalThis.fetch = original; },
+    restore,
   };
 }
 

@@ -10,6 +10,7 @@ import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, trackWorktree
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { makeRepository } from './git-repo.ts';
 import { loadFolder } from './load-folder.ts';
+import { answerInProcess } from './wire.ts';
 import type { AskedQuestion } from './transcript.ts';
 
 export interface RunOptions {
@@ -24,6 +25,9 @@ export interface RunOptions {
   keep?: boolean;
   /** Append the mock's event log here as JSONL. */
   logFile?: string;
+  /** Send the agent's requests to the mock over HTTP, through a socket, instead of handing
+   *  them to it in this process (test/wire.test.ts compares the two). */
+  overHttp?: boolean;
   /** Called with the workspace once the run is over, before anything is removed (the x-ray
    *  reads what a chapter 16 run left in the repository). */
   inspect?: (workspace: string) => Promise<void>;
@@ -154,6 +158,9 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   await mkdir(home);
   let output = '';
   const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile, countAs: countedAsScripted(tempDir) });
+  // The agent's requests to the mock are answered in this process unless the run asks for
+  // the socket (wire.ts); either way the mock sees, answers and logs the same.
+  const unroute = opts.overHttp ? () => {} : answerInProcess(mock);
   let crash: string | undefined;
   let loadedAs: string | undefined;
   // Permission prompts (chapter 6 on) are answered from the scenario's `answers`, in order.
@@ -198,6 +205,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   } catch (err) {
     crash = oneLine(err);
   } finally {
+    unroute();
     await mock.close();
   }
   for (const a of answers) problems.push(`the scenario's answer for ${a.tool} (allow: ${a.allow}) was never asked for`);

@@ -383,32 +383,31 @@ export function forkDivergence(events: MockEvent[]): Map<number, string> {
  * transcript: its one-line summary of each sub-agent or fork it ran, its ledger and cost
  * lines (chapter 8 on), and chapter 12's fork cost table. The transcript above comes from
  * the wire; these lines show the agent's own books, which the expectations check against it.
+ * Without `withSummaries` (a doc's excerpt) the one-line summaries are left out.
  */
-export function agentReports(terminal: string): string[] {
+export function agentReports(terminal: string, withSummaries = true): string[] {
   const lines = terminal.split('\n');
   const at = lines.map((l, i) => (l.startsWith('fork cost:') ? i : -1)).filter((i) => i >= 0);
   const tables = at.flatMap((i) => {
     const end = lines.findIndex((l, j) => j > i && l.startsWith('¹'));
     return end < 0 ? [] : [...lines.slice(i, end + 1), ''];
   });
-  // Sub-agents that run at the same time report in the order they happen to finish, so a
-  // block of reports printed back to back is sorted: the transcript must not change from
-  // one run to the next. A report printed on its own stays where it is.
+  // Sub-agents that run at the same time report in the order they happen to finish, which
+  // changes from one run to the next. The summaries are shown in the order the agent called
+  // them instead: a summary names its call's description, and the agent printed its calls
+  // in the order the model made them. (A summary with no such call keeps its place after them.)
   const isSummary = (l: string) => /^\s+⎿ .*(sub-agent|fork) /.test(l);
-  const summaries: string[] = [];
-  let together = false;
-  for (let i = 0; i < lines.length; ) {
-    if (!isSummary(lines[i]!)) { i++; continue; }
-    let end = i;
-    while (end < lines.length && isSummary(lines[end]!)) end++;
-    if (end - i > 1) together = true;
-    summaries.push(...lines.slice(i, end).map((l) => `  ${l.trim()}`).sort());
-    i = end;
-  }
+  const calledAt = (summary: string): number => {
+    const description = /"((?:[^"\\]|\\.)*)"/.exec(summary)?.[1];
+    const at = description === undefined ? -1 : lines.findIndex((l) => l.includes(`"description":"${description}"`));
+    return at < 0 ? Infinity : at;
+  };
+  const printed = lines.filter(isSummary).map((l) => `  ${l.trim()}`);
+  const summaries = withSummaries ? printed.map((l, i) => ({ l, i, at: calledAt(l) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.l) : [];
   const shown = summaries.length > 8 ? [...summaries.slice(0, 8), `  … and ${summaries.length - 8} more`] : summaries;
   const books = lines.filter((l) => l.startsWith('ledger: ') || l.startsWith('cost: ')).slice(-2).map((l) => `  ${l}`);
   const own = [...shown, ...books];
-  const heading = `the agent's own accounting (from its terminal${together ? '; reports that came in together, sorted' : ''}):`;
+  const heading = `the agent's own accounting (from its terminal${summaries.length > 1 ? '; sub-agents in call order' : ''}):`;
   // Its warnings (a bad limit variable, a skipped agent file, a failed prompt) say what went
   // wrong before or beside the wire: they belong in the transcript too.
   // (A failure mid-stream follows the words that did arrive, on the same line.)

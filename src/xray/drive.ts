@@ -18,6 +18,7 @@ import { writeTree } from '../runner/run-chapter.ts';
 import type { XrayCase, XrayTrace } from './trace.ts';
 import { pinnedVersion as pinnedIn } from './facts-file.ts';
 import { readRepo } from './repo.ts';
+import { makeRepository, type FirstCommit } from '../runner/git-repo.ts';
 
 export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills', 'worktree'];
 
@@ -179,19 +180,16 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   try { process.kill(-pid, signal); } catch { /* already gone */ }
 }
 
-function run(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd, env }, (err) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${err.message.split('\n')[0]}`)) : resolve()));
-  });
-}
+/**
+ * The x-ray workspace's first commit: an identity of its own, and nothing added to the
+ * repository's configuration, so Claude Code meets the repository as `git init` left it.
+ */
+const XRAY_FIRST_COMMIT: FirstCommit = { identity: { name: 'xray', email: 'xray@example.invalid' }, message: 'First commit', config: '' };
 
 /** A git repository with the case's files as its first commit (Claude Code reads git status). */
-async function gitWorkspace(dir: string, files: Record<string, string> | undefined, env: Record<string, string>): Promise<void> {
+async function gitWorkspace(dir: string, files: Record<string, string> | undefined): Promise<void> {
   await writeTree(dir, files);
-  const git = { ...env, GIT_AUTHOR_NAME: 'xray', GIT_AUTHOR_EMAIL: 'xray@example.invalid', GIT_COMMITTER_NAME: 'xray', GIT_COMMITTER_EMAIL: 'xray@example.invalid', GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' };
-  await run('git', ['init', '-q', '-b', 'main'], dir, git);
-  await run('git', ['add', '-A'], dir, git);
-  await run('git', ['-c', 'commit.gpgsign=false', 'commit', '-q', '--allow-empty', '-m', 'First commit'], dir, git);
+  await makeRepository(dir, XRAY_FIRST_COMMIT);
 }
 
 /** Scenario problems a real-client case can have that the loader does not know about. */
@@ -244,7 +242,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       await writeTree(home, scenario.home_files);
       mock = await startMock({ scenario });
       const env = childEnv(o.parentEnv ?? process.env, { mockUrl: mock.url, home, tmp, caseEnv: scenario.env });
-      await gitWorkspace(work, scenario.files, env);
+      await gitWorkspace(work, scenario.files);
       const args = ['-p', scenario.prompts[0]!, '--permission-mode', 'acceptEdits', ...(scenario.argv ?? [])];
       // Its own process group, so a timeout or a Ctrl-C takes whatever it started along with it.
       const child = spawn(o.bin, args, { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
