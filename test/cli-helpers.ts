@@ -1,7 +1,8 @@
 // Helpers for the tests that run the runner as a user types it (commands.test.ts,
-// classroom.test.ts): a command spawned and run to its end without blocking this process, so
-// that the test's own servers can answer it; or the same command line given to main() in
-// this process, where what is tested is what it prints, not the process. Not a test file itself.
+// classroom.test.ts, cli.test.ts, bad-scenarios.test.ts, cleanup.test.ts): a command spawned
+// and run to its end without blocking this process, so that the test's own servers can
+// answer it; or the same command line given to main() in this process, where what is tested
+// is what it prints, not the process. Not a test file itself.
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
