@@ -12,7 +12,7 @@
 //
 // It is an optimisation, never a requirement: if building fails, run.mjs falls back to
 // running the TypeScript directly. Code that is not a snapshot (exercises, mutants) is
-// bundled on the spot by src/runner/load-folder.ts.
+// compiled on the spot by src/runner/load-folder.ts.
 //
 // The bundles are CommonJS because V8 keeps a code cache for a script (vm.Script's
 // cachedData) but Node 20 offers none for ES modules.

@@ -12,7 +12,7 @@
 // - Should that build fail: Node >= 22.18 imports the TypeScript natively; older Node
 //   registers the tsx loader, after importing the SDK natively so that its modules do
 //   not pass through the loader.
-// A folder that is not a snapshot (an exercise, a mutant) is bundled on the spot by
+// A folder that is not a snapshot (an exercise, a mutant) is compiled on the spot by
 // src/runner/load-folder.ts.
 
 import path from 'node:path';
@@ -35,7 +35,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let runner = () => import('../src/runner/cli.ts');
 
 // How the runner loads a snapshot folder quickly (src/runner/run-chapter.ts asks; for any
-// other folder this answers undefined and the runner bundles it on the spot).
+// other folder this answers undefined and the runner compiles it on the spot).
 const setSnapshotLoader = (loader) => { globalThis[Symbol.for('subagents.loadSnapshot')] = loader; };
 const isSnapshot = (dir) => path.dirname(path.resolve(dir)) === path.join(root, 'steps') && existsSync(path.join(dir, 'main.ts'));
 
@@ -53,7 +53,7 @@ try {
   } else if (nativeTypeScript) {
     await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
     // ES modules are cached by path: once a snapshot has changed on disk (`--gen` rewrites
-    // them), importing it again would run the old code, so the runner bundles it afresh.
+    // them), importing it again would run the old code, so the runner compiles it afresh.
     const firstSeen = new Map();
     const stamp = (dir) => readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => `${f} ${statSync(path.join(dir, f)).mtimeMs}`).join('|');
     setSnapshotLoader((dir) => {

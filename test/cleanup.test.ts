@@ -112,7 +112,7 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
     ['chapter 13 demo, SIGTERM at 700 ms', ['13'], 'SIGTERM', 700],
     ['chapter 12 demo, SIGINT at 100 ms', ['12'], 'SIGINT', 100],
     ['a shell command running in the background and one in the foreground, SIGTERM at 500 ms', ['2', '--scenario', lingering], 'SIGTERM', 500],
-    ['--check of chapter 13 (bundled on the spot), SIGINT at 300 ms', ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
+    ['--check of chapter 13 (compiled on the spot), SIGINT at 300 ms', ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
     ['chapter 16 demo (two writers in git worktrees), SIGINT at 300 ms', ['16'], 'SIGINT', 300],
   ];
   for (const [name, args, signal, after] of cases) {

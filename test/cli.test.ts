@@ -201,10 +201,10 @@ it.concurrent('the fallback, without the compiled bundles (SUBAGENTS_NO_BUNDLE=1
   expect(r.code, r.err).toBe(0);
   const report = JSON.parse(r.out) as { ok: boolean; code_loaded: string };
   expect(report.ok).toBe(true);
-  // Node >= 22.18 imports the snapshot natively; older Node bundles it on the spot (the
+  // Node >= 22.18 imports the snapshot natively; older Node compiles it on the spot (the
   // runner itself then runs through tsx).
   const [major, minor] = process.versions.node.split('.').map(Number);
-  expect(report.code_loaded).toBe(major! > 22 || (major === 22 && minor! >= 18) ? 'native import' : 'bundled on the spot');
+  expect(report.code_loaded).toBe(major! > 22 || (major === 22 && minor! >= 18) ? 'native import' : 'compiled on the spot');
 }, 60_000);
 
 it.concurrent('end to end: `node steps/run.mjs 1` in a child process, colours off when not a terminal', async () => {

@@ -63,7 +63,7 @@ interface ChapterModule {
  * Set by steps/run.mjs: a quicker way to load the snapshots. Usually the copy
  * steps/fast-start.mjs compiled ahead; should that build fail, on Node >= 22.18 a native
  * import. Any other folder (an exercise, a mutant, any folder when the test runner asks)
- * is bundled on the spot by load-folder.ts. `how` says which happened: the --json
+ * is compiled on the spot by load-folder.ts. `how` says which happened: the --json
  * report carries it.
  */
 type SnapshotLoader = (dir: string) => { how: string; load: () => unknown } | undefined;
@@ -72,7 +72,7 @@ export async function loadChapterModule(codeDir: string): Promise<{ module: Chap
   const quick = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.loadSnapshot')] as SnapshotLoader | undefined;
   const found = quick?.(codeDir);
   if (found) return { module: (await found.load()) as ChapterModule, how: found.how };
-  return { module: (await loadFolder(codeDir)) as ChapterModule, how: 'bundled on the spot' };
+  return { module: (await loadFolder(codeDir)) as ChapterModule, how: 'compiled on the spot' };
 }
 
 /** Write a map of relative paths to contents under a folder. */
