@@ -6,13 +6,13 @@ import { describe, it, expect } from 'vitest';
 import { countTokens, flattenRequest, type RequestEvent } from '../src/mock/index.ts';
 import { findChapter } from '../src/chapters.ts';
 import { loadScenarioFile, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
-import { runChapter } from '../src/runner/run-chapter.ts';
+import { runOnce } from './chapter-runs.ts';
 
 describe('chapter 12 demo: the sizes behind the cost table', () => {
   it('each child sends a 200-token tail after a 48,500-token shared prefix', async () => {
     const ch = findChapter(12)!;
     const scenario = await loadScenarioFile(scenarioFile(ch, 'demo'));
-    const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+    const result = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
     expect(result.ok, result.expectations.filter((e) => !e.ok).map((e) => e.detail).join('; ')).toBe(true);
     const kids = [1, 2, 3, 4, 5].map((i) => result.events.find((e): e is RequestEvent =>
       e.type === 'request' && e.track === `child-${i}` && e.path === '/v1/messages')!);

@@ -2,9 +2,9 @@
 // exercise stubs, the learner's folder is the reference with that one block still a TODO
 // (every other one written): `--check` must fail and say which stub it ran into. A block
 // no scenario reaches would pass here, and the chapter's check would not test it.
-// (Plausible half-done solutions, a TODO filled in with a shortcut, are
-// half-done-shortcuts.test.ts's job; breakages of any line, the mutation catalogue's:
-// src/tooling/mutations.ts, run by mutations.test.ts.)
+// (Plausible half-done solutions, a TODO filled in with a shortcut, and breakages of any
+// line are the self-check's two catalogues: src/tooling/shortcuts.ts and mutations.ts, run
+// by `npm run selfcheck`.)
 
 import { describe, it, expect } from 'vitest';
 import { Chalk } from 'chalk';

@@ -44,7 +44,7 @@ describe('the kept verdicts (--cached)', () => {
       const noop = { ...real, id: 'changes-nothing', replace: real.find };
       const run = async () => {
         let out = '';
-        const code = await runSelfcheck(ROOT, (l) => { out += l; }, { json: true, cached: true, cacheDir, mutations: [real, noop] });
+        const code = await runSelfcheck(ROOT, (l) => { out += l; }, { json: true, cached: true, cacheDir, mutations: [real, noop], shortcuts: [] });
         return { code, outcomes: JSON.parse(out) as MutationOutcome[] };
       };
       const first = await run();

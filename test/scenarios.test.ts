@@ -2,6 +2,11 @@
 // mock and require every expectation to hold. The expectations themselves read the
 // mock's event log and the workspace (src/runner/expectations.ts), never the script.
 //
+// Each demo run is also made over HTTP, through a socket: a scripted run's requests are
+// handed to the mock in process (src/runner/wire.ts, src/mock/in-process.ts), and that must
+// change nothing the mock sees, answers or logs, so the two event logs, terminals and
+// verdicts are compared. (The routing itself is wire.test.ts's.)
+//
 // Then the docs: every generated region (code, diff, transcript, cases table) must be what
 // `npm run gen` would write now. A transcript in a doc is one of the runs just checked, so the
 // same run serves both (runs are deterministic: the transcript is rendered in a
@@ -10,15 +15,30 @@
 import { describe, it, expect } from 'vitest';
 import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
-import { runChapter, type RunOptions, type RunResult } from '../src/runner/run-chapter.ts';
+import { runChapter, type RunResult } from '../src/runner/run-chapter.ts';
 import { docTranscript, docVerdicts } from '../src/runner/doc-transcript.ts';
 import { defaultResolvers, fillAllDocs } from '../src/tooling/docs.ts';
+import { FETCH_OWN_HEADERS } from '../src/mock/in-process.ts';
+import type { MockEvent } from '../src/mock/index.ts';
+import { runOnce } from './chapter-runs.ts';
 
-const runs = new Map<string, Promise<RunResult>>();
-function runOnce(opts: RunOptions): Promise<RunResult> {
-  const key = `${opts.codeDir}\0${opts.scenario.file}\0${opts.latencyScale}`;
-  if (!runs.has(key)) runs.set(key, runChapter(opts));
-  return runs.get(key)!;
+/** An event as the mock decided it, without what depends on the clock, the socket or the
+ *  order in which concurrent sub-agents happened to arrive (the sequence number). */
+function decided(e: MockEvent): unknown {
+  const { time: _time, started: _started, waited_ms: _waited, seq: _seq, headers, ...rest } = e as MockEvent & { started?: number; waited_ms?: number; headers?: Record<string, string> };
+  if (!headers) return rest;
+  const kept = Object.entries(headers).filter(([name]) => name !== 'host' && !FETCH_OWN_HEADERS.includes(name)).sort(([a], [b]) => (a < b ? -1 : 1));
+  return { ...rest, headers: Object.fromEntries(kept) };
+}
+
+/** What differs from run to run whatever the transport: the run's temp folder, session ids. */
+function alike(text: string, r: RunResult): string {
+  return text.replaceAll(r.tempDir, '<temp>').replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>');
+}
+
+/** Events in a fixed order: concurrent sub-agents may reach the mock in either order. */
+function logOf(r: RunResult): unknown[] {
+  return r.events.map((e) => alike(JSON.stringify(decided(e)), r)).sort().map((e) => JSON.parse(e) as unknown);
 }
 
 for (const ch of WRITTEN_CHAPTERS) {
@@ -36,6 +56,22 @@ for (const ch of WRITTEN_CHAPTERS) {
         expect(result.expectations.filter((e) => !e.ok).map((e) => `${e.name}: ${e.detail}`)).toEqual([]);
       });
     }
+    it('demo over HTTP: the mock sees and answers the same as in process', async () => {
+      const scenario = await loadScenarioFile(scenarioFile(ch, 'demo'));
+      const inProcess = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+      const overHttp = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0, overHttp: true });
+      expect(overHttp.ok, 'the demo passes over HTTP').toBe(true);
+      expect(inProcess.events.length).toBeGreaterThan(0);
+      expect(logOf(inProcess)).toEqual(logOf(overHttp));
+      // Lines in a fixed order too: concurrent sub-agents print as they finish.
+      const lines = (r: RunResult) => alike(r.terminal, r).split('\n').sort();
+      expect(lines(inProcess)).toEqual(lines(overHttp));
+      expect(alike(JSON.stringify(inProcess.expectations), inProcess)).toBe(alike(JSON.stringify(overHttp.expectations), overHttp));
+      // Over the socket the fetch machinery adds headers of its own; in process there is none.
+      const sent = (r: RunResult) => r.events.flatMap((e) => (e.type === 'request' && e.headers ? [e.headers] : []));
+      expect(sent(overHttp).every((h) => 'connection' in h)).toBe(true);
+      expect(sent(inProcess).some((h) => FETCH_OWN_HEADERS.some((name) => name in h))).toBe(false);
+    });
   });
 }
 

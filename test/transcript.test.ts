@@ -8,7 +8,7 @@ import path from 'node:path';
 import { findChapter } from '../src/chapters.ts';
 import type { MockEvent } from '../src/mock/index.ts';
 import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
-import { runChapter } from '../src/runner/run-chapter.ts';
+import { runOnce } from './chapter-runs.ts';
 import { agentReports, canonicalOrder, renderTranscript } from '../src/runner/transcript.ts';
 
 /** Another interleaving of the same log: each track's own events keep their order. */
@@ -28,7 +28,7 @@ function reshuffle(events: MockEvent[], seed: number): MockEvent[] {
 it('five concurrent sub-agents render the same transcript for any interleaving', async () => {
   const ch = findChapter(13)!;
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/13-parallel-limits/demo.json'));
-  const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  const result = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
   expect(result.ok).toBe(true);
   const plain = new Chalk({ level: 0 });
   const reference = renderTranscript(result.events, { color: plain });
@@ -43,7 +43,7 @@ it('five concurrent sub-agents render the same transcript for any interleaving',
 it("the agent's own reports of sub-agents that finished together read the same in any finishing order", async () => {
   const ch = findChapter(13)!;
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/13-parallel-limits/demo.json'));
-  const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  const result = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
   const lines = result.terminal.split('\n');
   const reports = lines.map((l, i) => (/⎿ explore sub-agent/.test(l) ? i : -1)).filter((i) => i >= 0);
   expect(reports).toHaveLength(5);
@@ -58,7 +58,7 @@ it("the agent's own reports of sub-agents that finished together read the same i
 it('background fork children (chapter 15) render the same transcript for any interleaving, each under its launch notice', async () => {
   const ch = findChapter(15)!;
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/15-background-agents/fork.json'));
-  const result = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  const result = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
   expect(result.ok).toBe(true);
   const plain = new Chalk({ level: 0 });
   const reference = renderTranscript(result.events, { color: plain });

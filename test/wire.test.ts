@@ -1,56 +1,12 @@
 // A scripted run's requests are handed to the mock in process (src/runner/wire.ts,
-// src/mock/in-process.ts) instead of going through a socket. That must change nothing the
-// mock sees, answers or logs: every chapter's demo is run both ways here and the two event
-// logs, terminals and verdicts compared. Then the routing itself: only the mock's own
-// address is answered in process, only while the run lasts, and an abort is an abort.
+// src/mock/in-process.ts) instead of going through a socket. Only the mock's own address is
+// answered in process, only while the run lasts, and an abort is an abort. That this changes
+// nothing the mock sees, answers or logs is scenarios.test.ts's: it runs every chapter's
+// demo over HTTP too, beside the in-process run it checks, and compares the two.
 
 import { describe, it, expect } from 'vitest';
-import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
-import { loadScenarioFile, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
-import { runChapter, type RunResult } from '../src/runner/run-chapter.ts';
 import { answerInProcess } from '../src/runner/wire.ts';
-import { startMock, type MockEvent, type Scenario } from '../src/mock/index.ts';
-import { FETCH_OWN_HEADERS } from '../src/mock/in-process.ts';
-
-/** An event as the mock decided it, without what depends on the clock, the socket or the
- *  order in which concurrent sub-agents happened to arrive (the sequence number). */
-function decided(e: MockEvent): unknown {
-  const { time: _time, started: _started, waited_ms: _waited, seq: _seq, headers, ...rest } = e as MockEvent & { started?: number; waited_ms?: number; headers?: Record<string, string> };
-  if (!headers) return rest;
-  const kept = Object.entries(headers).filter(([name]) => name !== 'host' && !FETCH_OWN_HEADERS.includes(name)).sort(([a], [b]) => (a < b ? -1 : 1));
-  return { ...rest, headers: Object.fromEntries(kept) };
-}
-
-/** What differs from run to run whatever the transport: the run's temp folder, session ids. */
-function alike(text: string, r: RunResult): string {
-  return text.replaceAll(r.tempDir, '<temp>').replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>');
-}
-
-/** Events in a fixed order: concurrent sub-agents may reach the mock in either order. */
-function logOf(r: RunResult): unknown[] {
-  return r.events.map((e) => alike(JSON.stringify(decided(e)), r)).sort().map((e) => JSON.parse(e) as unknown);
-}
-
-describe.concurrent('in process or over HTTP, the mock sees and answers the same', () => {
-  for (const ch of WRITTEN_CHAPTERS) {
-    it(`chapter ${ch.n}'s demo`, async () => {
-      const scenario = await loadScenarioFile(scenarioFile(ch, 'demo'));
-      const inProcess = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
-      const overHttp = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0, overHttp: true });
-      expect(overHttp.ok, 'the demo passes over HTTP').toBe(true);
-      expect(inProcess.events.length).toBeGreaterThan(0);
-      expect(logOf(inProcess)).toEqual(logOf(overHttp));
-      // Lines in a fixed order too: concurrent sub-agents print as they finish.
-      const lines = (r: RunResult) => alike(r.terminal, r).split('\n').sort();
-      expect(lines(inProcess)).toEqual(lines(overHttp));
-      expect(alike(JSON.stringify(inProcess.expectations), inProcess)).toBe(alike(JSON.stringify(overHttp.expectations), overHttp));
-      // Over the socket the fetch machinery adds headers of its own; in process there is none.
-      const sent = (r: RunResult) => r.events.flatMap((e) => (e.type === 'request' && e.headers ? [e.headers] : []));
-      expect(sent(overHttp).every((h) => 'connection' in h)).toBe(true);
-      expect(sent(inProcess).some((h) => FETCH_OWN_HEADERS.some((name) => name in h))).toBe(false);
-    });
-  }
-});
+import { startMock, type Scenario } from '../src/mock/index.ts';
 
 const oneTurn: Scenario = {
   file: 'wire.test.ts', title: 'one answer', prompts: ['hi'],

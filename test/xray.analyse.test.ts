@@ -21,11 +21,14 @@ import { SCANNED_MARK } from '../steps/13-parallel-limits/scan.ts';
 import { LAUNCHED, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
 import type { XrayTrace } from '../src/xray/trace.ts';
+import { runOnce } from './chapter-runs.ts';
 
 const value = (facts: Fact[], id: string): string => facts.find((f) => f.id === id)?.value ?? '(missing)';
 
+// The series' runs are scenarios.test.ts's runs of the same scenarios, made once per worker
+// (chapter-runs.ts); a git scenario's, read before its cleanup, is made here.
 let series: Promise<XrayTrace[]> | undefined;
-const seriesOnce = (): Promise<XrayTrace[]> => (series ??= seriesTraces());
+const seriesOnce = (): Promise<XrayTrace[]> => (series ??= seriesTraces({ run: runOnce }));
 
 describe('roles, read from the wire', () => {
   it("chapter 12's demo: five fork children of main, each with its own call", async () => {
@@ -278,7 +281,7 @@ describe("Claude Code's shapes (a made-up trace)", () => {
 
 describe('the table, the facts file and --check', () => {
   it('a row per fact, "same?" from the values, the version in the header', async () => {
-    const rows = await factRows([claudeShaped()], { chapters: [11] });
+    const rows = await factRows([claudeShaped()], { chapters: [11], run: runOnce });
     expect(rows.map((r) => r.id)).toEqual(FACT_TITLES.map((t) => t.id));
     const delivery = rows.find((r) => r.id === 'report.delivery')!;
     expect(delivery.same).toBe(false);

@@ -107,9 +107,10 @@ X-ray (needs your own Claude Code; see docs/xray.md):
 Maintenance:
   --gen [--check]      regenerate snapshots and doc snippets (--check: only report stale ones)
   --selfcheck [--json] [--cached]
-                       apply every mutation in src/tooling/mutations.ts and show
-                       that the scenarios catch each one (--cached: a mutation killed
-                       before by exactly the same files is not run again)
+                       apply every mutation in src/tooling/mutations.ts and every
+                       half-done shortcut in src/tooling/shortcuts.ts, and show that
+                       the scenarios catch each one (--cached: one caught before on
+                       exactly the same files is not run again)
   -h, --help           this help
 
 Which options go together (anything else is refused, never ignored):

@@ -1,9 +1,13 @@
-// The mutation self-check: apply each mutation of the catalogue to an in-memory copy
-// of src/agent/, render the chapter it targets into a scratch folder, run that
-// chapter's scenarios, and require at least one of them to fail. A mutation that
-// survives means a behaviour the suite claims to test is not really tested.
+// The self-check: does the suite notice what it claims to? Two catalogues.
+// - Mutations (mutations.ts): apply each to an in-memory copy of src/agent/, render the
+//   chapter it targets into a scratch folder, run that chapter's scenarios, and require at
+//   least one of them to fail. A mutation that survives means a behaviour the suite claims
+//   to test is not really tested.
+// - Half-done shortcuts (shortcuts.ts): the chapter's reference with one plausible shortcut
+//   taken inside one TODO, run on the case the shortcut names; the expectation it names must
+//   fail. One that passes is a half-done solution `--check` would grade as done.
 //
-// The scratch folder sits inside the project (.tmp/) so that the mutant's imports of
+// The scratch folder sits inside the project (.tmp/) so that the folder's imports of
 // '@anthropic-ai/sdk' resolve to the project's node_modules. It is always removed.
 //
 // With `cached` (`--selfcheck --cached`, as `npm test` runs it), a mutation already killed
@@ -19,12 +23,15 @@ import { findChapter } from '../chapters.ts';
 import { parseMarked } from './markers.ts';
 import { loadAgentSources, renderChapterFiles, type AgentSource } from './generate.ts';
 import { MUTATIONS, type Mutation } from './mutations.ts';
+import { SHORTCUTS, shortcutFiles, shortcutId, type Shortcut } from './shortcuts.ts';
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
 import { track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
   id: string;
+  /** Which catalogue: mutations.ts, or shortcuts.ts. */
+  kind: 'mutation' | 'shortcut';
   breaks: string;
   killed: boolean;
   /** The first scenario that went red and why, or what went wrong applying it. */
@@ -49,25 +56,28 @@ export function mutantFiles(sources: readonly AgentSource[], m: Mutation): Map<s
 }
 
 /**
- * Render chapter `m.chapter` with mutation `m` applied into a scratch folder, hand the
- * folder to `use`, and remove it afterwards. The folder name carries the process id, so
- * two processes (a test run and `npm run gen`, say) never share one.
+ * Write `files` into a scratch folder of the project (.tmp/NAME-PID: the folder name carries
+ * the process id, so two processes, a test run and `npm run gen` say, never share one), hand
+ * the folder to `use`, and remove it afterwards, also when the process is interrupted.
  */
-export async function withMutant<T>(root: string, m: Mutation, use: (codeDir: string) => Promise<T>, sources?: AgentSource[]): Promise<T> {
-  const chapter = findChapter(m.chapter);
-  if (!chapter) throw new Error(`mutation ${m.id}: unknown chapter ${m.chapter}`);
-  const files = mutantFiles(sources ?? (await loadAgentSources(root)), m);
-  const dir = path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`);
+async function withScratch<T>(root: string, name: string, files: ReadonlyMap<string, string>, use: (codeDir: string) => Promise<T>): Promise<T> {
+  const dir = path.join(root, '.tmp', `${name}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
   const forget = track(dir);   // removed even if the self-check is interrupted (registered before it exists)
   await mkdir(dir, { recursive: true });
   try {
-    for (const [name, body] of files) await writeFile(path.join(dir, name), body);
+    for (const [file, body] of files) await writeFile(path.join(dir, file), body);
     return await use(dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
     forget();
   }
+}
+
+/** Render chapter `m.chapter` with mutation `m` applied into a scratch folder, hand the folder to `use`, remove it. */
+export async function withMutant<T>(root: string, m: Mutation, use: (codeDir: string) => Promise<T>, sources?: AgentSource[]): Promise<T> {
+  if (!findChapter(m.chapter)) throw new Error(`mutation ${m.id}: unknown chapter ${m.chapter}`);
+  return withScratch(root, path.join('mutants', m.id), mutantFiles(sources ?? (await loadAgentSources(root)), m), use);
 }
 
 export function findMutation(id: string): Mutation {
@@ -87,11 +97,24 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
       const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
       if (!result.ok) {
         const why = result.crash ?? result.failures[0] ?? result.expectations.find((e) => !e.ok)?.name ?? 'failed';
-        return { id: m.id, breaks: m.breaks, killed: true, detail: `${name}: ${why}` };
+        return { id: m.id, kind: 'mutation', breaks: m.breaks, killed: true, detail: `${name}: ${why}` };
       }
     }
-    return { id: m.id, breaks: m.breaks, killed: false, detail: `every scenario of chapter ${chapter.n} still passes` };
+    return { id: m.id, kind: 'mutation', breaks: m.breaks, killed: false, detail: `every scenario of chapter ${chapter.n} still passes` };
   }, sources);
+}
+
+/** The shortcut's folder, run on its case: caught when the expectation it names fails (or the scenario problem it names is reported). */
+export async function runShortcut(root: string, s: Shortcut, sources: readonly AgentSource[]): Promise<MutationOutcome> {
+  const chapter = findChapter(s.chapter);
+  if (!chapter) throw new Error(`shortcut ${shortcutId(s)}: unknown chapter ${s.chapter}`);
+  return withScratch(root, path.join('shortcuts', shortcutId(s)), shortcutFiles(sources, s), async (dir) => {
+    const result = await runChapter({ codeDir: dir, scenario: await loadScenarioFile(scenarioFile(chapter, s.case, root)), latencyScale: 0 });
+    const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
+    const caught = failed.includes(s.fails) || result.failures.some((f) => f.includes(s.fails));
+    const why = result.ok ? 'passes' : `fails on: ${[...failed, ...result.failures].join('; ') || result.crash}`;
+    return { id: shortcutId(s), kind: 'shortcut', breaks: `TODO(${s.todo}): ${s.shortcut}`, killed: caught, detail: caught ? `${s.case}: ${s.fails}` : `the ${s.case} case ${why}, not on "${s.fails}"` };
+  });
 }
 
 /**
@@ -121,7 +144,7 @@ export function harnessDigest(root: string): string {
  * files and every scenario of its chapter, names and bytes. Any change to one of them is
  * another key, so a kept verdict is one this very run would reach again.
  */
-export async function verdictKey(root: string, harness: string, m: Mutation, files: ReadonlyMap<string, string>): Promise<string> {
+export async function verdictKey(root: string, harness: string, m: Mutation | Shortcut, files: ReadonlyMap<string, string>): Promise<string> {
   const chapter = findChapter(m.chapter)!;
   const hash = createHash('sha256').update(`${harness}\0${JSON.stringify(m)}\0`);
   for (const [name, body] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${name}\0${body}\0`);
@@ -131,30 +154,53 @@ export async function verdictKey(root: string, harness: string, m: Mutation, fil
 
 export interface SelfcheckOptions {
   json?: boolean;
-  /** Reuse the kills kept from earlier runs on the same inputs, and keep this run's. */
+  /** Reuse the verdicts kept from earlier runs on the same inputs, and keep this run's. */
   cached?: boolean;
-  /** Default: the whole catalogue. */
+  /** Default: the whole mutation catalogue. */
   mutations?: readonly Mutation[];
+  /** Default: every half-done shortcut. */
+  shortcuts?: readonly Shortcut[];
   /** Default: node_modules/.cache/subagents-selfcheck in the project. */
   cacheDir?: string;
 }
 
+/** One entry of either catalogue, as the self-check runs it. */
+interface Job {
+  id: string;
+  kind: MutationOutcome['kind'];
+  breaks: string;
+  chapter: number;
+  key(harness: string): Promise<string>;
+  run(): Promise<MutationOutcome>;
+}
+
 export async function runSelfcheck(root: string, print: (line: string) => void = console.log, o: SelfcheckOptions = {}): Promise<number> {
-  const mutations = o.mutations ?? MUTATIONS;
   const sources = await loadAgentSources(root);
+  const jobs: Job[] = [
+    ...(o.mutations ?? MUTATIONS).map((m): Job => ({
+      id: m.id, kind: 'mutation', breaks: m.breaks, chapter: m.chapter,
+      key: (harness) => verdictKey(root, harness, m, mutantFiles(sources, m)),
+      run: () => runMutation(root, m, sources),
+    })),
+    ...(o.shortcuts ?? SHORTCUTS).map((s): Job => ({
+      id: shortcutId(s), kind: 'shortcut', breaks: `TODO(${s.todo}): ${s.shortcut}`, chapter: s.chapter,
+      key: (harness) => verdictKey(root, harness, s, shortcutFiles(sources, s)),
+      run: () => runShortcut(root, s, sources),
+    })),
+  ];
   const cacheDir = o.cacheDir ?? path.join(root, 'node_modules', '.cache', 'subagents-selfcheck');
   const harness = o.cached ? harnessDigest(root) : '';
   if (o.cached) await mkdir(cacheDir, { recursive: true });
   const keys = new Set<string>();
-  const verdict = async (m: Mutation): Promise<MutationOutcome> => {
-    if (!o.cached) return runMutation(root, m, sources);
-    const key = await verdictKey(root, harness, m, mutantFiles(sources, m));
+  const verdict = async (job: Job): Promise<MutationOutcome> => {
+    if (!o.cached) return job.run();
+    const key = await job.key(harness);
     keys.add(key);
     const kept = path.join(cacheDir, `${key}.json`);
     try {
       return { ...(JSON.parse(await readFile(kept, 'utf8')) as MutationOutcome), cached: true };
     } catch { /* not kept: run it */ }
-    const fresh = await runMutation(root, m, sources);
+    const fresh = await job.run();
     if (fresh.killed) {
       const partial = `${kept}.${process.pid}`;
       await writeFile(partial, JSON.stringify(fresh));
@@ -162,30 +208,35 @@ export async function runSelfcheck(root: string, print: (line: string) => void =
     }
     return fresh;
   };
-  // Two mutants at a time (each in its own folder, on its own mock): a run spends about a
-  // third of its time waiting on its mock, git and the bundler. Verdicts print in catalogue order.
+  // Two at a time (each in its own folder, on its own mock): a run spends about a third of
+  // its time waiting on its mock, git and the loader. Verdicts print in catalogue order.
   const outcomes: MutationOutcome[] = [];
   let next = 0;
   let printed = 0;
   const worker = async (): Promise<void> => {
-    while (next < mutations.length) {
+    while (next < jobs.length) {
       const i = next++;
-      const m = mutations[i]!;
-      outcomes[i] = await verdict(m).catch((err: unknown): MutationOutcome =>
-        ({ id: m.id, breaks: m.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
-      for (; printed < mutations.length && outcomes[printed] !== undefined; printed++) {
-        const [done, outcome] = [mutations[printed]!, outcomes[printed]!];
-        if (!o.json) print(`${outcome.killed ? 'killed  ' : 'SURVIVED'} ${done.id.padEnd(34)} ch${done.chapter}  ${outcome.detail}${outcome.cached ? '  (kept: same inputs)' : ''}`);
+      const job = jobs[i]!;
+      outcomes[i] = await verdict(job).catch((err: unknown): MutationOutcome =>
+        ({ id: job.id, kind: job.kind, breaks: job.breaks, killed: false, detail: `could not apply: ${err instanceof Error ? err.message : String(err)}` }));
+      for (; printed < jobs.length && outcomes[printed] !== undefined; printed++) {
+        const [done, outcome] = [jobs[printed]!, outcomes[printed]!];
+        const verdictWord = outcome.killed ? (done.kind === 'mutation' ? 'killed  ' : 'caught  ') : (done.kind === 'mutation' ? 'SURVIVED' : 'PASSED  ');
+        if (!o.json) print(`${verdictWord} ${done.id.padEnd(34)} ch${done.chapter}  ${outcome.detail}${outcome.cached ? '  (kept: same inputs)' : ''}`);
       }
     }
   };
   await Promise.all([worker(), worker()]);
-  // Kills of inputs that are gone (an edited chapter, a changed scenario) are never asked
-  // for again: only this run's are kept, once it has gone through the whole catalogue.
-  if (o.cached && o.mutations === undefined) {
+  // Verdicts of inputs that are gone (an edited chapter, a changed scenario) are never asked
+  // for again: only this run's are kept, once it has gone through both whole catalogues.
+  if (o.cached && o.mutations === undefined && o.shortcuts === undefined) {
     for (const f of await readdir(cacheDir)) if (!keys.has(f.replace(/\.json$/, ''))) await rm(path.join(cacheDir, f), { force: true });
   }
-  const survived = outcomes.filter((x) => !x.killed).length;
-  print(o.json ? JSON.stringify(outcomes, null, 2) : `\n${mutations.length - survived}/${mutations.length} mutations caught`);
-  return survived === 0 ? 0 : 1;
+  const count = (kind: Job['kind']) => {
+    const of = outcomes.filter((x) => x.kind === kind);
+    return `${of.filter((x) => x.killed).length}/${of.length}`;
+  };
+  const failed = outcomes.filter((x) => !x.killed).length;
+  print(o.json ? JSON.stringify(outcomes, null, 2) : `\n${count('mutation')} mutations caught; ${count('shortcut')} half-done shortcuts fail their check`);
+  return failed === 0 ? 0 : 1;
 }

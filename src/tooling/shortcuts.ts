@@ -1,12 +1,16 @@
-// The half-done shortcuts test/half-done-shortcuts.test.ts proves the checks catch: for each
-// TODO of a chapter's exercise, ways a learner might fill it in so that the demo looks right
-// while a behaviour the chapter teaches is skipped (an edge case ignored, a field never set, an
-// error swallowed, a value hard-coded). Each names the scenario case and the expectation that
-// must fail on it.
+// The half-done shortcuts the self-check proves the checks catch (src/tooling/selfcheck.ts,
+// `npm run selfcheck`): for each TODO of a chapter's exercise, ways a learner might fill it in
+// so that the demo looks right while a behaviour the chapter teaches is skipped (an edge case
+// ignored, a field never set, an error swallowed, a value hard-coded). Each names the scenario
+// case and the expectation that must fail on it: the learner's folder is the reference with
+// that shortcut taken inside the TODO, every other TODO written.
 //
-// Not the mutation catalogue (src/tooling/mutations.ts): a mutation may break any line of
-// src/agent/ and needs some scenario of its chapter to go red; a shortcut is an edit inside one
-// TODO of the learner's copy, and names the expectation the check shows the learner.
+// Not the mutation catalogue (mutations.ts): a mutation may break any line of src/agent/ and
+// needs some scenario of its chapter to go red; a shortcut is an edit inside one TODO of the
+// learner's copy, and names the expectation the check shows the learner.
+
+import { exerciseBlocks, renderExercise } from './markers.ts';
+import { renderChapterFiles, type AgentSource } from './generate.ts';
 
 export interface Shortcut {
   chapter: number;
@@ -415,3 +419,30 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: "      await git(['branch', '-D', wt.branch], wt.repo);\n", replace: '',
     case: 'unchanged', fails: 'and its branch with it' },
 ];
+
+/** A name for a shortcut in the self-check's report: its chapter, TODO and place among that TODO's shortcuts. */
+export function shortcutId(s: Shortcut): string {
+  const same = SHORTCUTS.filter((x) => x.chapter === s.chapter && x.todo === s.todo);
+  return `ch${s.chapter}-${s.todo}-${same.indexOf(s) + 1}`;
+}
+
+/**
+ * The learner's folder for a shortcut: the chapter's reference files, by name, with the
+ * shortcut's edits made in the file that holds its TODO. Throws when an edit does not apply
+ * once, or falls outside the TODO (the text it replaces must be what the stub takes away).
+ */
+export function shortcutFiles(sources: readonly AgentSource[], s: Shortcut): Map<string, string> {
+  const files = renderChapterFiles(sources, s.chapter);
+  const source = sources.find((x) => exerciseBlocks(x.marked, s.chapter).some((b) => b.name === s.todo));
+  if (!source) throw new Error(`chapter ${s.chapter}'s exercise has no TODO(${s.todo})`);
+  let text = files.get(source.name)!;
+  const stubbed = renderExercise(source.marked, s.chapter, s.todo);
+  for (const [find, replace] of [[s.find, s.replace], ...(s.and ?? [])] as const) {
+    const count = text.split(find).length - 1;
+    if (count !== 1) throw new Error(`the find text occurs ${count} times in chapter ${s.chapter}'s ${source.name} (must be once): ${find}`);
+    if (stubbed.includes(find)) throw new Error(`the find text is not inside TODO(${s.todo}): ${find}`);
+    text = text.replace(find, () => replace);
+  }
+  files.set(source.name, text);
+  return files;
+}
