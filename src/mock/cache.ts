@@ -102,15 +102,21 @@ export interface CacheOutcome {
   hit: number;
 }
 
-/** Prefix keys for every position: a running hash over the model id and the
- *  canonical bytes of blocks 0..p (length-prefixed so blocks cannot run together). */
-export function prefixKeys(model: string, blocks: readonly FlatBlock[]): string[] {
+/** Prefix keys: a running hash over the model id and the canonical bytes of blocks 0..p
+ *  (length-prefixed so blocks cannot run together), for every position p, or only for the
+ *  positions in `at` (the others left out, and no block after the last of them hashed). */
+export function prefixKeys(model: string, blocks: readonly FlatBlock[], at?: ReadonlySet<number>): string[] {
+  const keys: string[] = [];
+  const last = at ? Math.max(-1, ...at) : blocks.length - 1;
+  if (last < 0) return keys;
   const h = createHash('sha256');
   h.update(`model:${model}\n`);
-  return blocks.map((b) => {
+  for (let p = 0; p <= last && p < blocks.length; p++) {
+    const b = blocks[p]!;
     h.update(`${Buffer.byteLength(b.canonical)}:${b.canonical}\n`);
-    return h.copy().digest('hex');
-  });
+    if (!at || at.has(p)) keys[p] = h.copy().digest('hex');
+  }
+  return keys;
 }
 
 /** Breakpoints of a flattened request, with their prefix token counts. */
@@ -138,13 +144,18 @@ export class PromptCache {
    * `start`: when its response starts (recorded on the entries it writes).
    */
   apply(model: string, blocks: readonly FlatBlock[], arrival: number, start: number, write: boolean): CacheOutcome {
-    const keys = prefixKeys(model, blocks);
     const prefix: number[] = [];
     let sum = 0;
     for (const b of blocks) prefix.push((sum += b.tokens));
     const total = sum;
     const breakpoints = breakpointsOf(blocks);
     const min = minCacheableTokens(model);
+    // Only a breakpoint and the positions a read looks back to are ever looked up or
+    // written: a key for any other position would be a hash of a long prefix for nothing
+    // (a request without a breakpoint needs none).
+    const looked = new Set<number>();
+    for (const bp of breakpoints) for (let p = Math.max(0, bp.position - LOOKBACK_BLOCKS); p <= bp.position; p++) looked.add(p);
+    const keys = prefixKeys(model, blocks, looked);
 
     // Read: for each breakpoint, the breakpoint itself then up to LOOKBACK_BLOCKS back.
     let hit = -1;

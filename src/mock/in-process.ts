@@ -14,7 +14,8 @@ export interface MockRequest {
   method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
-  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  /** Bytes from a socket; in process, a string body as it was given to fetch. */
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
 }
@@ -33,10 +34,18 @@ export type MockHandler = (req: MockRequest, res: MockResponse) => void;
  *  such layer, so the event log has none of them: the one difference between the two ways. */
 export const FETCH_OWN_HEADERS = ['connection', 'accept-encoding', 'accept-language', 'sec-fetch-mode'];
 
-/** The request body as bytes, whatever form fetch was given it in. */
-async function bodyBytes(body: BodyInit | null | undefined): Promise<Buffer> {
+/** String.prototype.isWellFormed (Node 20 has it; the project's TypeScript lib is older). */
+const wellFormed = (text: string): boolean => (text as string & { isWellFormed?(): boolean }).isWellFormed?.() === true;
+
+/**
+ * The request body, whatever form fetch was given it in: bytes, or a string (the SDK's JSON)
+ * as it is. On the wire a string goes as its UTF-8 bytes, which the handler decodes back to
+ * the same string, so encoding and decoding a large body would only cost time. Not so for a
+ * string with a lone surrogate (the wire carries U+FFFD instead): that one goes as bytes.
+ */
+async function bodyOf(body: BodyInit | null | undefined): Promise<Buffer | string> {
   if (body === undefined || body === null) return Buffer.alloc(0);
-  if (typeof body === 'string') return Buffer.from(body);
+  if (typeof body === 'string') return wellFormed(body) ? body : Buffer.from(body);
   return Buffer.from(await new Response(body).arrayBuffer());
 }
 
@@ -51,14 +60,14 @@ export function inProcessFetch(handle: MockHandler): typeof fetch {
     const url = new URL(request ? request.url : String(input));
     const signal = init?.signal ?? request?.signal ?? undefined;
     if (signal?.aborted) throw abortError(signal);
-    const body = await bodyBytes(init?.body ?? (request ? await request.arrayBuffer() : undefined));
+    const body = await bodyOf(init?.body ?? (request ? await request.arrayBuffer() : undefined));
     const headers: Record<string, string> = { host: url.host };
     new Headers(init?.headers ?? request?.headers).forEach((value, name) => { headers[name] = value; });
-    headers['content-length'] = String(body.length);
+    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
 
     return new Promise<Response>((resolve, reject) => {
       // The request: its body arrives as one chunk, on a later turn, as from a socket.
-      const listeners: { data: ((c: Buffer) => void)[]; end: (() => void)[] } = { data: [], end: [] };
+      const listeners: { data: ((c: Buffer | string) => void)[]; end: (() => void)[] } = { data: [], end: [] };
       let arriving = false;
       const req: MockRequest = {
         method: init?.method ?? request?.method ?? 'GET',

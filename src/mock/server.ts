@@ -78,11 +78,16 @@ function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The body as text: a socket's bytes decoded once all are in (a character may span two
+ *  chunks); a string handed over in process (in-process.ts) as it is. */
 function readBody(req: MockRequest): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    const chunks: (Buffer | string)[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const only = chunks.length === 1 ? chunks[0] : undefined;
+      resolve(typeof only === 'string' ? only : Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))).toString('utf8'));
+    });
     req.on('error', reject);
   });
 }

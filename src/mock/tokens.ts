@@ -16,8 +16,9 @@ export interface FlatBlock {
   /** Human-readable location, e.g. "tools[3]", "system[0]", "messages[4].content[1]". */
   where: string;
   /** The bytes the cache key is made of: section, message boundary and the block's JSON
-   *  with every cache_control removed (so placing a marker does not change the prefix). */
-  canonical: string;
+   *  with every cache_control removed (so placing a marker does not change the prefix).
+   *  Made when first read (flatBlock below). */
+  readonly canonical: string;
   tokens: number;
   /** Set when the block carries cache_control (directly, or nested in tool_result content). */
   cache?: { ttl: '5m' | '1h' };
@@ -44,6 +45,16 @@ export function stripCacheControl(v: unknown): unknown {
   return v;
 }
 
+/**
+ * JSON.stringify(stripCacheControl(v)) for a parsed JSON value, without the deep copy when
+ * there is nothing to strip: a value with a `cache_control` key anywhere has that key in
+ * its JSON, so JSON without it is already the answer. (A text that merely contains the
+ * words is copied and stripped like a marked block: the same bytes either way.)
+ */
+function jsonWithoutCacheControl(v: unknown, json: string | undefined = JSON.stringify(v)): string {
+  return json === undefined || json.includes('"cache_control"') ? JSON.stringify(stripCacheControl(v)) : json;
+}
+
 /** The text a block counts as, per the documented rule. */
 export function blockText(block: unknown): string {
   if (!isObj(block)) return JSON.stringify(block) ?? '';
@@ -55,7 +66,7 @@ export function blockText(block: unknown): string {
     case 'tool_result':
       return toolResultText(block);
     default:
-      return JSON.stringify(stripCacheControl(block));
+      return jsonWithoutCacheControl(block);
   }
 }
 
@@ -67,7 +78,7 @@ export function toolResultText(block: Json): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) {
     return c
-      .map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : JSON.stringify(stripCacheControl(b))))
+      .map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : jsonWithoutCacheControl(b)))
       .join('\n');
   }
   return JSON.stringify(c);
@@ -165,10 +176,22 @@ function rewriter(countAs: CountAs | undefined): (text: string) => string {
 
 // The same parsed body is flattened several times (the mock's breakpoints and its cache,
 // then the runner's fork checks and --trace), and a 48,500-token body costs milliseconds
-// each time: the result is kept per body object. Bodies are never changed once parsed.
+// each time: the result is kept per body object. Bodies are never changed once parsed
+// (a block's canonical bytes are read from its body the first time they are asked for).
 // The mock that received a body flattens it first, with its `countAs` rule; whoever asks
 // later (the runner's checks, the transcript) gets that same result.
 const flattened = new WeakMap<object, readonly FlatBlock[]>();
+
+/**
+ * A block whose canonical bytes are made the first time they are read. The cache reads them
+ * up to its last breakpoint, the runner's fork checks and --trace compare them; a token
+ * count (count_tokens, a request with no breakpoint) never does, and would otherwise
+ * stringify every block of the conversation for nothing.
+ */
+function flatBlock(where: string, canonical: () => string, tokens: number, cache: FlatBlock['cache']): FlatBlock {
+  let bytes: string | undefined;
+  return { where, get canonical() { return (bytes ??= canonical()); }, tokens, cache };
+}
 
 /** The request as the ordered block list the token rule and the cache model use:
  *  tools, then system blocks, then every content block of every (merged) message. */
@@ -181,27 +204,21 @@ export function flattenRequest(body: Json, countAs?: CountAs): readonly FlatBloc
   if (Array.isArray(body.tools)) {
     body.tools.forEach((t, i) => {
       const tool = isObj(t) ? t : {};
-      const text = JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
-      out.push({
-        where: `tools[${i}]`,
-        canonical: as('T' + JSON.stringify(stripCacheControl(tool))),
-        tokens: tokensOf(text),
-        cache: readCacheControl(tool.cache_control),
-      });
+      const json = JSON.stringify(tool);
+      // A tool of exactly these three keys, in this order, counts as its own JSON (markers
+      // and all): one stringify of it, not two.
+      const keys = Object.keys(tool);
+      const plain = keys.length === 3 && keys[0] === 'name' && keys[1] === 'description' && keys[2] === 'input_schema';
+      const text = plain ? json : JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
+      out.push(flatBlock(`tools[${i}]`, () => as('T' + jsonWithoutCacheControl(tool, json)), tokensOf(text), readCacheControl(tool.cache_control)));
     });
   }
   if (typeof body.system === 'string') {
-    if (body.system.length > 0) {
-      out.push({ where: 'system', canonical: as('S' + JSON.stringify({ type: 'text', text: body.system })), tokens: tokensOf(body.system) });
-    }
+    const system = body.system;
+    if (system.length > 0) out.push(flatBlock('system', () => as('S' + JSON.stringify({ type: 'text', text: system })), tokensOf(system), undefined));
   } else if (Array.isArray(body.system)) {
     body.system.forEach((b, i) => {
-      out.push({
-        where: `system[${i}]`,
-        canonical: as('S' + JSON.stringify(stripCacheControl(b))),
-        tokens: tokensOf(blockText(b)),
-        cache: blockCache(b),
-      });
+      out.push(flatBlock(`system[${i}]`, () => as('S' + jsonWithoutCacheControl(b)), tokensOf(blockText(b)), blockCache(b)));
     });
   }
   if (Array.isArray(body.messages)) {
@@ -210,12 +227,7 @@ export function flattenRequest(body: Json, countAs?: CountAs): readonly FlatBloc
         // The message index and role are part of the bytes: the same block in another
         // message, or a message boundary moved, is a different prompt.
         const head = `M${mi}:${m.role}:${bi}:`;
-        out.push({
-          where,
-          canonical: as(head + JSON.stringify(stripCacheControl(block))),
-          tokens: tokensOf(blockText(block)),
-          cache: blockCache(block),
-        });
+        out.push(flatBlock(where, () => as(head + jsonWithoutCacheControl(block)), tokensOf(blockText(block)), blockCache(block)));
       });
     });
   }
