@@ -10,7 +10,7 @@
 // under strace where there is one (loopback connections only); the worktree cases read the
 // repository from the disk; --write-facts reproduces the committed facts file byte for byte.
 
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,8 +24,6 @@ const given = process.env.XRAY_CLAUDE;
 const real = given ? findClaude(given) : undefined;
 const hasStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'xray-pinned-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 // `npm run test:xray` sets XRAY_PINNED: there, no binary is a failure, not a skip.
 if (process.env.XRAY_PINNED && !real) {
@@ -35,6 +33,11 @@ if (process.env.XRAY_PINNED && !real) {
 }
 
 describe.skipIf(!real)(`the pinned Claude Code (${pinnedVersion()})`, () => {
+  // Made only when these tests run: a skipped file must leave nothing behind.
+  let scratch = '';
+  beforeAll(() => { scratch = mkdtempSync(path.join(tmpdir(), 'xray-pinned-')); });
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
   // One run of the release, under strace where there is one: it proves both that the drive
   // works (every request accepted, the three tracks seen, nothing left behind) and that the
   // client connects to loopback only. Without strace it is a plain run of the same case.
