@@ -8,7 +8,7 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '.tmp/**', 'exercises/**', 'test/fixtures/**'],
     reporters: ['default', './test/summary-reporter.ts'],
     // The runner's compiled copies, built once before the tests spawn it (test/global-setup.ts).
-    globalSetup: ['./test/global-setup.ts'],
+    globalSetup: ['./test/temp-guard.ts', './test/global-setup.ts'],
     // Most tests run whole chapters against the mock; on a busy 2-core machine the
     // default 5 s is too tight for the ones that run dozens of them.
     testTimeout: 60_000,
