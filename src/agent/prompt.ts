@@ -51,7 +51,7 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     claudeMd: await readClaudeMd(host, root),
     memory: memory.split('\n').slice(0, MEMORY_MAX_LINES).join('\n').trim(),
     style: style ? OUTPUT_STYLES[style]! : '',
-    gitStatus: await gitSnapshot(host.cwd),
+    gitStatus: await gitSnapshot(host.cwd, root),
     //> 9 gather-skills
     skills: await loadSkills(host),
     //<
@@ -118,7 +118,10 @@ async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
 
 /** Branch and short status, taken once. A missing git or a folder outside any repository is
  *  information for the model, never a reason to fail the session. */
-async function gitSnapshot(cwd: string): Promise<string> {
+async function gitSnapshot(cwd: string, root: string): Promise<string> {
+  // No .git at or above cwd (projectRoot found none): outside any repository. A look at the
+  // disk says so without starting git, which matters to a session that starts sub-agents.
+  if (!existsSync(path.join(root, '.git'))) return 'Not a git repository.';
   //> 3 git-snapshot
   //! hint: Run `git branch --show-current` and `git status --short` in cwd (see git() below).
   //! hint: If git fails (no repository, no git), return "Not a git repository." instead of throwing.

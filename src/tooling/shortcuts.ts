@@ -66,7 +66,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'git', fails: 'the short status is in the system prompt' },
   { chapter: 3, todo: 'git-snapshot', shortcut: "git's failure thrown, not reported",
     find: "  if (branch === undefined) return 'Not a git repository.';", replace: "  if (branch === undefined) throw new Error('git failed');",
-    case: 'demo', fails: 'a folder outside git is reported, not a failure' },
+    case: 'broken-git', fails: "git's failure is reported in the system prompt, not a failure of the session" },
 
   // Chapter 4 · CLI and sessions
   { chapter: 4, todo: 'parse-flags', shortcut: 'an unknown flag is let through',

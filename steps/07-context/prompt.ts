@@ -45,7 +45,7 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     claudeMd: await readClaudeMd(host, root),
     memory: memory.split('\n').slice(0, MEMORY_MAX_LINES).join('\n').trim(),
     style: style ? OUTPUT_STYLES[style]! : '',
-    gitStatus: await gitSnapshot(host.cwd),
+    gitStatus: await gitSnapshot(host.cwd, root),
   };
 }
 
@@ -99,7 +99,10 @@ async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
 
 /** Branch and short status, taken once. A missing git or a folder outside any repository is
  *  information for the model, never a reason to fail the session. */
-async function gitSnapshot(cwd: string): Promise<string> {
+async function gitSnapshot(cwd: string, root: string): Promise<string> {
+  // No .git at or above cwd (projectRoot found none): outside any repository. A look at the
+  // disk says so without starting git, which matters to a session that starts sub-agents.
+  if (!existsSync(path.join(root, '.git'))) return 'Not a git repository.';
   const branch = await git(['branch', '--show-current'], cwd);
   if (branch === undefined) return 'Not a git repository.';
   const status = await git(['status', '--short'], cwd);
