@@ -4,18 +4,18 @@
 
 import { it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { COMPILER_OPTIONS, typeErrors } from '../src/runner/typecheck.ts';
+import { COMPILER_OPTIONS, compilerCommand, typeErrors } from '../src/runner/typecheck.ts';
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const [program, ...before] = compilerCommand(ROOT)!;
   // One compiler thread: the other test files keep both cores busy, so the compiler's extra
   // threads save no wall time here and cost a third more CPU (1.29 s with one, 1.76 s
   // without). `npm run typecheck` keeps them: run on its own, they finish it sooner
   // (0.95 s wall instead of 1.13 s).
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit', '--singleThreaded'], { cwd: ROOT, encoding: 'utf8' });
+  const result = spawnSync(program!, [...before, '-p', 'tsconfig.json', '--noEmit', '--singleThreaded'], { cwd: ROOT, encoding: 'utf8' });
   expect(result.stdout + result.stderr).toBe('');
   expect(result.status).toBe(0);
 }, 120_000);
@@ -47,4 +47,18 @@ it('--check remembers a folder found clean, never one with errors: an error made
     writeFileSync(main, clean);
     expect(await typeErrors(ROOT, dir)).toEqual([]);
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+it("--check starts TypeScript's native compiler itself, or the package's script where that is all there is", () => {
+  const [program] = compilerCommand(ROOT)!;
+  expect(path.basename(program!)).toMatch(/^tsc(\.exe)?$/);
+  expect(program).not.toBe(process.execPath);   // installed by npm ci: no node start in between
+  const root = mkdtempSync(path.join(ROOT, '.tmp-compiler-'));
+  try {
+    expect(compilerCommand(root)).toBeUndefined();
+    const script = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    mkdirSync(path.dirname(script), { recursive: true });
+    writeFileSync(script, '');
+    expect(compilerCommand(root)).toEqual([process.execPath, script]);
+  } finally { rmSync(root, { recursive: true, force: true }); }
 });
