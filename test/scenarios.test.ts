@@ -2,10 +2,12 @@
 // mock and require every expectation to hold. The expectations themselves read the
 // mock's event log and the workspace (src/runner/expectations.ts), never the script.
 //
-// Each demo run is also made over HTTP, through a socket: a scripted run's requests are
+// A demo run is also made over HTTP, through a socket: a scripted run's requests are
 // handed to the mock in process (src/runner/wire.ts, src/mock/in-process.ts), and that must
 // change nothing the mock sees, answers or logs, so the two event logs, terminals and
-// verdicts are compared. (The routing itself is wire.test.ts's.)
+// verdicts are compared. Not every chapter's: the ones where the agent starts using the
+// wire differently (OVER_HTTP below); a chapter between them sends other bodies the same
+// way, and a body is a string either way. (The routing itself is wire.test.ts's.)
 //
 // Then the docs: every generated region (code, diff, transcript, cases table) must be what
 // `npm run gen` would write now. A transcript in a doc is one of the runs just checked, so the
@@ -21,6 +23,11 @@ import { defaultResolvers, fillAllDocs } from '../src/tooling/docs.ts';
 import { FETCH_OWN_HEADERS } from '../src/mock/in-process.ts';
 import type { MockEvent } from '../src/mock/index.ts';
 import { runOnce } from './chapter-runs.ts';
+
+/** The chapters whose demo is compared over HTTP: the first (one request, one JSON answer),
+ *  streaming (5), concurrent requests (12: five forks at once; 13: caps and scripted waits),
+ *  the parent's requests beside a background agent's (15) and the whole agent (16). */
+const OVER_HTTP = new Set([1, 5, 12, 13, 15, 16]);
 
 /** An event as the mock decided it, without what depends on the clock, the socket or the
  *  order in which concurrent sub-agents happened to arrive (the sequence number). */
@@ -56,7 +63,7 @@ for (const ch of WRITTEN_CHAPTERS) {
         expect(result.expectations.filter((e) => !e.ok).map((e) => `${e.name}: ${e.detail}`)).toEqual([]);
       });
     }
-    it('demo over HTTP: the mock sees and answers the same as in process', async () => {
+    if (OVER_HTTP.has(ch.n)) it('demo over HTTP: the mock sees and answers the same as in process', async () => {
       const scenario = await loadScenarioFile(scenarioFile(ch, 'demo'));
       const inProcess = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
       const overHttp = await runChapter({ codeDir: snapshotDir(ch), scenario, latencyScale: 0, overHttp: true });
