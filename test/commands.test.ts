@@ -274,7 +274,13 @@ describe.concurrent('the classroom commands', () => {
 });
 
 describe.concurrent('npm run mock', () => {
-  const mockCli = (args: string[]) => spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'src/mock/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  // What `npm run mock --` starts (npm itself left out): node with tsx's loader, one process.
+  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.mock!;
+  const mockCli = (args: string[]) => {
+    const [program, ...scriptArgs] = script.split(' ');
+    expect(program).toBe('node');
+    return spawn(process.execPath, [...scriptArgs, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+  };
 
   /** Starts the mock on a scenario; resolves once it has printed its example. */
   function startCli(args: string[]): Promise<{ out: () => string; stop: () => Promise<void> }> {
