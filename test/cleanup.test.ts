@@ -78,17 +78,23 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
 }
 
 // A chapter 2 scenario whose shell commands outlive the turn: one in the background
-// (orphaned at once: only its working directory ties it to the run), one in the foreground.
+// (orphaned at once: only its working directory ties it to the run), one in the foreground
+// that takes `seconds` (long enough for a signal to find it running, or over soon).
 const scratch = mkdtempSync(path.join(tmpdir(), 'cleanup-scenarios-'));
-const lingering = path.join(scratch, 'lingering.json');
-writeFileSync(lingering, JSON.stringify({
-  title: 'shell commands that outlive their turn', prompts: ['go'],
-  tracks: { main: { turns: [
-    { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 41 > /dev/null 2>&1 & echo started' } }] },
-    { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 2; echo slept' } }] },
-    { text: 'done' },
-  ] } },
-}));
+function lingeringScenario(name: string, seconds: number): string {
+  const file = path.join(scratch, `${name}.json`);
+  writeFileSync(file, JSON.stringify({
+    title: 'shell commands that outlive their turn', prompts: ['go'],
+    tracks: { main: { turns: [
+      { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 41 > /dev/null 2>&1 & echo started' } }] },
+      { tool_calls: [{ name: 'run_shell', input: { command: `sleep ${seconds}; echo slept` } }] },
+      { text: 'done' },
+    ] } },
+  }));
+  return file;
+}
+const lingering = lingeringScenario('lingering', 2);
+const lingeringBriefly = lingeringScenario('lingering-briefly', 0.2);
 
 // A git workspace (chapter 16's kind) whose shell puts a worktree outside the run's temp
 // folder and then sits in a command: only the repository knows that worktree is there.
@@ -135,7 +141,7 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
 
 describe.concurrent('finished and crashed runs leave nothing behind', () => {
   it('a shell command still running in the background when the run ends is stopped', async () => {
-    const r = await runIsolated(['2', '--scenario', lingering]);
+    const r = await runIsolated(['2', '--scenario', lingeringBriefly]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('slept');
     expect(r.left).toEqual([]);

@@ -6,7 +6,7 @@
 // release are in xray.pinned.test.ts.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_ENV } from '../src
 import { runXray } from '../src/xray/cli.ts';
 import type { RequestEvent } from '../src/mock/types.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
+import { runMjs } from './cli-helpers.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'xray-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -86,7 +87,9 @@ describe('the child environment', () => {
   });
 });
 
-describe('driving a client', () => {
+// The tests spawn clients and wait for them, each with its own files: they run side by side,
+// except the one that times a client out (its deadline must not be spent waiting for a core).
+describe.concurrent('driving a client', () => {
   it('runs it in a temp git workspace and HOME, with the clean environment, and removes both', async () => {
     const bin = fakeClaude('claude-report', 'report');
     const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: userEnv, timeoutMs: 30_000 });
@@ -124,6 +127,9 @@ describe('driving a client', () => {
     }
   });
 
+});
+
+describe('a client that times out', () => {
   it('a client that does not finish is killed with everything it started, and reported', async () => {
     const bin = fakeClaude('claude-hang', 'hang');
     const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: process.env, timeoutMs: 1500 });
@@ -138,7 +144,7 @@ describe('driving a client', () => {
   });
 });
 
-describe('a request the mock refuses', () => {
+describe.concurrent('a request the mock refuses', () => {
   it('is a problem of the run, and xray exits 1', async () => {
     const bin = fakeClaude('claude-reject', 'reject');
     const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: process.env, timeoutMs: 30_000 });
@@ -153,7 +159,7 @@ describe('a request the mock refuses', () => {
   });
 });
 
-describe('Ctrl-C during a run', () => {
+describe.concurrent('Ctrl-C during a run', () => {
   it('kills the client with everything it started and removes the temp folders', async () => {
     const tell = path.join(scratch, 'interrupted.json');
     const bin = fakeClaude('claude-interrupted', 'hang', tell);
@@ -174,7 +180,7 @@ describe('Ctrl-C during a run', () => {
   }, 90_000);
 });
 
-describe('xray on the command line', () => {
+describe.concurrent('xray on the command line', () => {
   const io = (env: NodeJS.ProcessEnv) => {
     const out: string[] = [];
     const err: string[] = [];
@@ -195,15 +201,17 @@ describe('xray on the command line', () => {
     expect(bad.err[0]).toContain('nope');
   });
 
-  it('through steps/run.mjs: --help lists it; no binary is one line on stderr and exit 2', () => {
-    const run = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [path.join(ROOT, 'steps', 'run.mjs'), ...args], { env, encoding: 'utf8' });
-    expect(run(['--help'], process.env).stdout).toContain('node steps/run.mjs xray [CASE]');
+  it('through steps/run.mjs: --help lists it; no binary is one line on stderr and exit 2', async () => {
     const empty = mkdtempSync(path.join(scratch, 'nopath-'));
-    const r = run(['xray', '--claude', path.join(empty, 'claude')], { ...process.env, PATH: path.dirname(process.execPath) });
-    expect(r.status).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('npm install --prefix');
+    const [help, r] = await Promise.all([
+      runMjs(['--help']),
+      runMjs(['xray', '--claude', path.join(empty, 'claude')], { env: { PATH: path.dirname(process.execPath) } }),
+    ]);
+    expect(help.out).toContain('node steps/run.mjs xray [CASE]');
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain('npm install --prefix');
   });
 
   it('finds `claude` on PATH', () => {
