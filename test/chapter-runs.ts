@@ -1,5 +1,5 @@
 // Chapter runs shared by the test files that check the same run for different things:
-// scenarios.test.ts (its expectations, the docs' transcripts, the same demo over HTTP),
+// scenarios.*.test.ts (their expectations, the docs' transcripts, the same demo over HTTP),
 // xray.analyse.test.ts (the facts read from the series' runs), transcript.test.ts and
 // fork-arithmetic.test.ts. Test files that share a worker share this module
 // (vitest.config.ts: isolate false), so a run one file made is not made again by the next.

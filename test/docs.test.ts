@@ -1,7 +1,7 @@
 // Every written chapter has its doc, in the common shape, linked from the index and the
 // README, and within the limits that keep it readable in one sitting. That the docs'
 // generated regions (code, diff, transcript, tables) are fresh is checked in
-// scenarios.test.ts, which shares its chapter runs with the transcripts.
+// scenario-suite.ts, which shares its chapter runs with the transcripts.
 
 import { describe, it, expect } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
 // passes the whole check as a learner runs it: the type check and every scenario.
 //
 // What the other chapters' references would repeat is tested once elsewhere, on the same
-// files: every scenario passes on every snapshot (scenarios.test.ts, loaded the way an
+// files: every scenario passes on every snapshot (scenario-suite.ts, loaded the way an
 // exercise folder is), and every snapshot type-checks under the compiler options --check
 // uses (typecheck.test.ts, which also holds those options to tsconfig.json's).
 

@@ -1,7 +1,7 @@
 // src/runner/load-folder.ts on small folders of its own: what is compiled again and what is
 // not, which module a load hands out, where a load that fails says it failed, and that it
 // compiles TypeScript as tsconfig.json says. (Whole chapters load through it in
-// scenarios.test.ts, the exercise tests and the self-check.)
+// the scenario suite, the exercise tests and the self-check.)
 //
 // In order, not side by side: the tests count the files this process compiles.
 

@@ -1,8 +1,9 @@
 // A scripted run's requests are handed to the mock in process (src/runner/wire.ts,
 // src/mock/in-process.ts) instead of going through a socket. Only the mock's own address is
 // answered in process, only while the run lasts, and an abort is an abort. That this changes
-// nothing the mock sees, answers or logs is scenarios.test.ts's: it runs every chapter's
-// demo over HTTP too, beside the in-process run it checks, and compares the two.
+// nothing the mock sees, answers or logs is the scenario suite's (scenario-suite.ts): it runs
+// the demos of the chapters that use the wire in a new way over HTTP too, beside the
+// in-process run it checks, and compares the two.
 
 import { describe, it, expect } from 'vitest';
 import { answerInProcess } from '../src/runner/wire.ts';

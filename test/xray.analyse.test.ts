@@ -25,7 +25,7 @@ import { runOnce } from './chapter-runs.ts';
 
 const value = (facts: Fact[], id: string): string => facts.find((f) => f.id === id)?.value ?? '(missing)';
 
-// The series' runs are scenarios.test.ts's runs of the same scenarios, made once per worker
+// The series' runs are the scenario suite's runs of the same scenarios, made once per worker
 // (chapter-runs.ts); a git scenario's, read before its cleanup, is made here.
 let series: Promise<XrayTrace[]> | undefined;
 const seriesOnce = (): Promise<XrayTrace[]> => (series ??= seriesTraces({ run: runOnce }));

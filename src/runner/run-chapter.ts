@@ -26,7 +26,7 @@ export interface RunOptions {
   /** Append the mock's event log here as JSONL. */
   logFile?: string;
   /** Send the agent's requests to the mock over HTTP, through a socket, instead of handing
-   *  them to it in this process (test/scenarios.test.ts compares the two). */
+   *  them to it in this process (the scenario suite, test/scenario-suite.ts, compares the two). */
   overHttp?: boolean;
   /** Called with the workspace once the run is over, before anything is removed (the x-ray
    *  reads what a chapter 16 run left in the repository). */

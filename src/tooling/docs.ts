@@ -399,8 +399,8 @@ function firstDifference(before: string, after: string): string {
   return `line ${i + 1}: has ${show(a[i])}, would be ${show(b[i])}`;
 }
 
-/** Fill every `docs/*.md` and the top-level README.md; returns the files that changed (or would, when write is false). */
-export async function fillAllDocs(root: string, resolvers: DocResolvers, options: { write: boolean }): Promise<StaleDoc[]> {
+/** Fill every `docs/*.md` and the top-level README.md (or those `docs` picks, by path); returns the files that changed (or would, when write is false). */
+export async function fillAllDocs(root: string, resolvers: DocResolvers, options: { write: boolean; docs?: (path: string) => boolean }): Promise<StaleDoc[]> {
   let names: string[];
   try {
     names = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
@@ -413,7 +413,7 @@ export async function fillAllDocs(root: string, resolvers: DocResolvers, options
     names.push('README.md');
   } catch { /* a tree without a README (the tests' fixtures) */ }
   const changed: StaleDoc[] = [];
-  for (const name of names) {
+  for (const name of names.filter(options.docs ?? (() => true))) {
     const path = join(root, ...name.split('/'));
     const before = await readFile(path, 'utf8');
     const after = await fillDoc(before, name, resolvers);

@@ -1,6 +1,10 @@
-// Every written chapter × every scenario in its folder: run the snapshot against the
-// mock and require every expectation to hold. The expectations themselves read the
-// mock's event log and the workspace (src/runner/expectations.ts), never the script.
+// The scenario suite, for the chapters a test file names (scenarios.*.test.ts: the series
+// is split in three so that vitest can give the parts to different workers; one file was
+// the suite's longest, alone at the end). Not a test file itself.
+//
+// Every chapter × every scenario in its folder: run the snapshot against the mock and
+// require every expectation to hold. The expectations themselves read the mock's event log
+// and the workspace (src/runner/expectations.ts), never the script.
 //
 // A demo run is also made over HTTP, through a socket: a scripted run's requests are
 // handed to the mock in process (src/runner/wire.ts, src/mock/in-process.ts), and that must
@@ -9,13 +13,16 @@
 // wire differently (OVER_HTTP below); a chapter between them sends other bodies the same
 // way, and a body is a string either way. (The routing itself is wire.test.ts's.)
 //
-// Then the docs: every generated region (code, diff, transcript, cases table) must be what
-// `npm run gen` would write now. A transcript in a doc is one of the runs just checked, so the
-// same run serves both (runs are deterministic: the transcript is rendered in a
+// Then the docs of those chapters (and, where asked, every doc that is not a chapter's):
+// every generated region (code, diff, transcript, cases table) must be what `npm run gen`
+// would write now. A transcript or a verdict in a doc is one of the runs just checked, so
+// the same run serves both (runs are deterministic: the transcript is rendered in a
 // timing-free order); a region with a mutation, or another chapter's scenario, runs anew.
 
 import { describe, it, expect } from 'vitest';
-import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter, type RunResult } from '../src/runner/run-chapter.ts';
 import { docTranscript, docVerdicts } from '../src/runner/doc-transcript.ts';
@@ -48,7 +55,40 @@ function logOf(r: RunResult): unknown[] {
   return r.events.map((e) => alike(JSON.stringify(decided(e)), r)).sort().map((e) => JSON.parse(e) as unknown);
 }
 
-for (const ch of WRITTEN_CHAPTERS) {
+/** The parts the series is run in, a test file each: scenarios.FIRST-LAST.test.ts. Chapters
+ *  11, 12 and 15, 16 are the longest; the parts come out about even. */
+export const PARTS: readonly [first: number, last: number][] = [[1, 11], [12, 14], [15, 16]];
+
+/**
+ * The tests of one part: its chapters' scenarios, and its chapters' docs. The first part
+ * also checks the docs that belong to no chapter (README.md, docs/README.md,
+ * architecture.md, …), and that the parts cover every written chapter once, a file each.
+ */
+export function scenarioSuite(part: number): void {
+  const [first, last] = PARTS[part]!;
+  const chapters = WRITTEN_CHAPTERS.filter((ch) => ch.n >= first && ch.n <= last);
+  const otherDocs = part === 0;
+  if (otherDocs) {
+    it('the parts cover every written chapter once, and each has its test file', () => {
+      const covered = PARTS.flatMap(([a, b]) => WRITTEN_CHAPTERS.filter((ch) => ch.n >= a && ch.n <= b).map((ch) => ch.n));
+      expect(covered).toEqual(WRITTEN_CHAPTERS.map((ch) => ch.n));
+      for (const [a, b] of PARTS) expect(existsSync(path.join(ROOT, 'test', `scenarios.${a}-${b}.test.ts`)), `test/scenarios.${a}-${b}.test.ts`).toBe(true);
+    });
+  }
+  for (const ch of chapters) scenarioTests(ch);
+  const chapterDocs = new Set(WRITTEN_CHAPTERS.map((ch) => `docs/${chapterDir(ch)}.md`));
+  const mine = new Set(chapters.map((ch) => `docs/${chapterDir(ch)}.md`));
+  const docs = (name: string) => mine.has(name) || (otherDocs && !chapterDocs.has(name));
+  describe(otherDocs ? `the docs of chapters ${first}-${last}, and the docs of no chapter` : `the docs of chapters ${first}-${last}`, () => {
+    it('every generated region (code, diff, transcript) is fresh: run npm run gen if this fails', async () => {
+      const transcript = (n: number, caseName: string, options?: Parameters<typeof docTranscript>[2]) => docTranscript(n, caseName, options, runOnce);
+      const stale = await fillAllDocs(ROOT, defaultResolvers(ROOT, transcript, (n) => docVerdicts(n, runOnce)), { write: false, docs });
+      expect(stale.map((d) => `${d.path} ${d.firstDifference}`)).toEqual([]);
+    });
+  });
+}
+
+function scenarioTests(ch: (typeof WRITTEN_CHAPTERS)[number]): void {
   describe(`chapter ${ch.n} (${ch.slug})`, () => {
     it('has a demo scenario', () => {
       expect(casesOf(ch)).toContain('demo');
@@ -81,11 +121,3 @@ for (const ch of WRITTEN_CHAPTERS) {
     });
   });
 }
-
-describe('the docs', () => {
-  it('every generated region (code, diff, transcript) is fresh: run npm run gen if this fails', async () => {
-    const transcript = (n: number, caseName: string, options?: Parameters<typeof docTranscript>[2]) => docTranscript(n, caseName, options, runOnce);
-    const stale = await fillAllDocs(ROOT, defaultResolvers(ROOT, transcript, (n) => docVerdicts(n, runOnce)), { write: false });
-    expect(stale.map((d) => `${d.path} ${d.firstDifference}`)).toEqual([]);
-  });
-});
