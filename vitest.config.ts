@@ -14,8 +14,8 @@ export default defineConfig({
     testTimeout: 60_000,
     // One worker more than this 2-core machine has cores: many files spend part of their
     // time waiting on a child process, a timer or a retry, and a third worker fills that time.
-    // Measured side by side with 2 (bench/bench.mjs): about 2 s less wall time for about 1 s
-    // more CPU. Four gained nothing more.
+    // Runs of 2 and 3 workers taken in turn on the same tree: about 2 s less wall time for
+    // about 1 s more CPU. Four gained nothing more.
     maxWorkers: 3,
     // Test files in a worker share one module registry instead of re-importing the runner,
     // the mock and the SDK for each file (about a fifth of the suite's CPU time). The price:
