@@ -276,11 +276,12 @@ describe.concurrent('the classroom commands', () => {
 describe.concurrent('npm run mock', () => {
   // What `npm run mock --` starts (npm itself left out): node with tsx's loader, one process.
   const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.mock!;
-  const mockCli = (args: string[]) => {
+  const mockArgs = (args: string[]) => {
     const [program, ...scriptArgs] = script.split(' ');
     expect(program).toBe('node');
-    return spawn(process.execPath, [...scriptArgs, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    return [...scriptArgs, ...args];
   };
+  const mockCli = (args: string[]) => spawn(process.execPath, mockArgs(args), { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
 
   /** Starts the mock on a scenario; resolves once it has printed its example. */
   function startCli(args: string[]): Promise<{ out: () => string; stop: () => Promise<void> }> {
@@ -347,7 +348,7 @@ describe.concurrent('npm run mock', () => {
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as { port: number }).port;
     try {
-      const r = await sh(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/mock/cli.ts', 'scenarios/11-subagents/demo.json', '--port', String(port)]);
+      const r = await sh(process.execPath, mockArgs(['scenarios/11-subagents/demo.json', '--port', String(port)]));
       expect(r.code).toBe(2);
       expect(r.err.trim()).toBe(`port ${port} is in use; pass --port 0 for a free one`);
     } finally { busy.close(); }
