@@ -23,7 +23,7 @@ const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8' }).trim();
 
 /** The first commit of base/repo, by the identity the repository's own configuration holds. */
-const FIRST: FirstCommit = { identity: { name: 'Test', email: 'test@example.com' }, message: 'first', config: '[user]\n\tname = Test\n\temail = test@example.com\n' };
+const FIRST: FirstCommit = { identity: { name: 'Test', email: 'test@example.com' }, message: 'first', config: '[user]\n\tname = Test\n\temail = test@example.com\n', templates: false };
 
 /** base/repo: a repository with one commit holding a.txt and src/b.txt (made as the runner makes a scenario's). */
 async function repo(commit = true): Promise<{ base: string; repo: string }> {

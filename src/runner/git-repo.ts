@@ -52,6 +52,9 @@ export interface FirstCommit {
   identity: { name: string; email: string };
   message: string;
   config: string;
+  /** Whether git init copies its templates in (sample hooks, info/exclude, a description), as
+   *  in a user's repository; without them .git starts with two files instead of seventeen. */
+  templates: boolean;
 }
 
 /**
@@ -59,11 +62,14 @@ export interface FirstCommit {
  * agent's commits and merges need on a machine with no git identity, and no signing prompt.
  * No automatic maintenance: every commit (the agent's too) would otherwise start a process
  * of its own, `git maintenance run --auto`, with nothing to do in a repository this small.
+ * No templates: nothing in a scenario runs a hook or reads info/exclude, and each run writes
+ * its .git afresh (repo-copy.ts), fifteen files fewer.
  */
 export const SCENARIO_FIRST_COMMIT: FirstCommit = {
   identity: SCENARIO_IDENTITY,
   message: 'first commit',
   config: `[user]\n\tname = ${SCENARIO_IDENTITY.name}\n\temail = ${SCENARIO_IDENTITY.email}\n[commit]\n\tgpgsign = false\n[maintenance]\n\tauto = false\n`,
+  templates: false,
 };
 
 /** Repositories made in this process, by workspaceKey: a test run makes the same few again and again. */
@@ -81,7 +87,8 @@ export async function makeRepository(dir: string, first: FirstCommit = SCENARIO_
   const kept = key === undefined ? undefined : made.get(key);
   if (kept && writeGitFolder(dir, kept)) return;
   const env = gitEnv(first.identity);
-  await git(dir, ['init', '--quiet', '--initial-branch=main'], env);
+  // An empty --template is git's way to say "none".
+  await git(dir, ['init', '--quiet', '--initial-branch=main', ...(first.templates ? [] : ['--template='])], env);
   if (first.config !== '') await appendFile(path.join(dir, '.git', 'config'), first.config);
   await git(dir, ['add', '--all'], env);
   await git(dir, ['commit', '--quiet', '--allow-empty', '--no-verify', '--message', first.message], env);

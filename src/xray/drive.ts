@@ -181,10 +181,11 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
- * The x-ray workspace's first commit: an identity of its own, and nothing added to the
- * repository's configuration, so Claude Code meets the repository as `git init` left it.
+ * The x-ray workspace's first commit: an identity of its own, nothing added to the
+ * repository's configuration, and git's templates, so Claude Code meets the repository as
+ * `git init` left it.
  */
-const XRAY_FIRST_COMMIT: FirstCommit = { identity: { name: 'xray', email: 'xray@example.invalid' }, message: 'First commit', config: '' };
+const XRAY_FIRST_COMMIT: FirstCommit = { identity: { name: 'xray', email: 'xray@example.invalid' }, message: 'First commit', config: '', templates: true };
 
 /** A git repository with the case's files as its first commit (Claude Code reads git status). */
 async function gitWorkspace(dir: string, files: Record<string, string> | undefined): Promise<void> {
