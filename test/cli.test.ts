@@ -119,7 +119,6 @@ describe('good input', () => {
     expect(r.out).toContain('explorer ⏺ read_file');
   });
 
-
   it('the temp folder is removed after a run, a failing run and a crashing run', async () => {
     const ch = findChapter(11)!;
     for (const [file, codeDir] of [
