@@ -6,20 +6,27 @@
 // What it is not: a test of cleanup itself (cleanup.test.ts interrupts runs on purpose and
 // looks in a TMPDIR of its own).
 
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 
 export default function giveTheRunItsOwnTemp(): () => void {
   const before = process.env.TMPDIR;
   const temp = mkdtempSync(path.join(tmpdir(), 'subagents-tests-'));
+  // tsx (the `npm run mock` tests and the runner's fallback start it) keeps its compile cache
+  // in the temp folder, as tsx-<user>, on purpose. Left where it always is (a link to it), so
+  // that a test run finds what the last one compiled, as a learner's runs do.
+  const tsxCache = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+  try {
+    mkdirSync(path.join(tmpdir(), tsxCache), { recursive: true });
+    symlinkSync(path.join(tmpdir(), tsxCache), path.join(temp, tsxCache), 'dir');
+  } catch { /* no link: tsx then makes its cache afresh inside, and it goes with the folder */ }
   process.env.TMPDIR = temp;
   return () => {
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
-    // tsx (the `npm run mock` tests start it) keeps a cache of its own there, on purpose.
-    const left = readdirSync(temp).filter((name) => !/^tsx-\d+$/.test(name));
-    rmSync(temp, { recursive: true, force: true });
+    const left = readdirSync(temp).filter((name) => name !== tsxCache);
+    rmSync(temp, { recursive: true, force: true });   // the link goes, not what it leads to
     if (left.length === 0) return;
     // vitest reports an error thrown here but still exits 0: the exit code is set by hand.
     console.error(`✖ the tests left ${left.length} thing(s) in their temp folder: ${left.slice(0, 10).join(', ')}`);
