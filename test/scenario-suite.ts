@@ -20,7 +20,7 @@
 // timing-free order); a region with a mutation, or another chapter's scenario, runs anew.
 
 import { describe, it, expect } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
@@ -59,6 +59,14 @@ function logOf(r: RunResult): unknown[] {
  *  11, 12 and 15, 16 are the longest; the parts come out about even. */
 export const PARTS: readonly [first: number, last: number][] = [[1, 11], [12, 14], [15, 16]];
 
+const chaptersOf = (part: number) => WRITTEN_CHAPTERS.filter((ch) => ch.n >= PARTS[part]![0] && ch.n <= PARTS[part]![1]);
+const CHAPTER_DOCS = new Set(WRITTEN_CHAPTERS.map((ch) => `docs/${chapterDir(ch)}.md`));
+
+/** Whether a part checks this doc (a path from the root): its chapters' docs; the first part also every doc of no chapter. */
+function checks(part: number, doc: string): boolean {
+  return chaptersOf(part).some((ch) => doc === `docs/${chapterDir(ch)}.md`) || (part === 0 && !CHAPTER_DOCS.has(doc));
+}
+
 /**
  * The tests of one part: its chapters' scenarios, and its chapters' docs. The first part
  * also checks the docs that belong to no chapter (README.md, docs/README.md,
@@ -66,19 +74,17 @@ export const PARTS: readonly [first: number, last: number][] = [[1, 11], [12, 14
  */
 export function scenarioSuite(part: number): void {
   const [first, last] = PARTS[part]!;
-  const chapters = WRITTEN_CHAPTERS.filter((ch) => ch.n >= first && ch.n <= last);
   const otherDocs = part === 0;
   if (otherDocs) {
-    it('the parts cover every written chapter once, and each has its test file', () => {
-      const covered = PARTS.flatMap(([a, b]) => WRITTEN_CHAPTERS.filter((ch) => ch.n >= a && ch.n <= b).map((ch) => ch.n));
-      expect(covered).toEqual(WRITTEN_CHAPTERS.map((ch) => ch.n));
+    it('the parts cover every written chapter and every doc once, and each has its test file', () => {
+      expect(PARTS.flatMap((_, i) => chaptersOf(i).map((ch) => ch.n))).toEqual(WRITTEN_CHAPTERS.map((ch) => ch.n));
+      const docs = [...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'README.md'];
+      for (const doc of docs) expect(PARTS.filter((_, i) => checks(i, doc)).length, doc).toBe(1);
       for (const [a, b] of PARTS) expect(existsSync(path.join(ROOT, 'test', `scenarios.${a}-${b}.test.ts`)), `test/scenarios.${a}-${b}.test.ts`).toBe(true);
     });
   }
-  for (const ch of chapters) scenarioTests(ch);
-  const chapterDocs = new Set(WRITTEN_CHAPTERS.map((ch) => `docs/${chapterDir(ch)}.md`));
-  const mine = new Set(chapters.map((ch) => `docs/${chapterDir(ch)}.md`));
-  const docs = (name: string) => mine.has(name) || (otherDocs && !chapterDocs.has(name));
+  for (const ch of chaptersOf(part)) scenarioTests(ch);
+  const docs = (name: string) => checks(part, name);
   describe(otherDocs ? `the docs of chapters ${first}-${last}, and the docs of no chapter` : `the docs of chapters ${first}-${last}`, () => {
     it('every generated region (code, diff, transcript) is fresh: run npm run gen if this fails', async () => {
       const transcript = (n: number, caseName: string, options?: Parameters<typeof docTranscript>[2]) => docTranscript(n, caseName, options, runOnce);
