@@ -101,7 +101,7 @@ async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
  *  information for the model, never a reason to fail the session. */
 async function gitSnapshot(cwd: string, root: string): Promise<string> {
   // No .git at or above cwd (projectRoot found none): outside any repository. A look at the
-  // disk says so without starting git, which matters to a session that starts sub-agents.
+  // disk says so without starting a process; git is asked only where there is a repository.
   if (!existsSync(path.join(root, '.git'))) return 'Not a git repository.';
   const branch = await git(['branch', '--show-current'], cwd);
   if (branch === undefined) return 'Not a git repository.';
