@@ -15,7 +15,12 @@ it('the whole project type-checks (tsc --noEmit, strict)', () => {
   // threads save no wall time here and cost a third more CPU (1.29 s with one, 1.76 s
   // without). `npm run typecheck` keeps them: run on its own, they finish it sooner
   // (0.95 s wall instead of 1.13 s).
-  const result = spawnSync(program!, [...before, '-p', 'tsconfig.json', '--noEmit', '--singleThreaded'], { cwd: ROOT, encoding: 'utf8' });
+  // Incremental, with what it learnt kept in node_modules/.cache: the next run checks again
+  // only the files that changed and what depends on them (about 0.6 s of CPU instead of 1.9 s
+  // when nothing did), and still reports every error, old ones included. A fresh clone has
+  // nothing kept and checks everything.
+  const buildInfo = path.join(ROOT, 'node_modules', '.cache', 'subagents-typecheck', 'project.tsbuildinfo');
+  const result = spawnSync(program!, [...before, '-p', 'tsconfig.json', '--noEmit', '--singleThreaded', '--incremental', '--tsBuildInfoFile', buildInfo], { cwd: ROOT, encoding: 'utf8' });
   expect(result.stdout + result.stderr).toBe('');
   expect(result.status).toBe(0);
 }, 120_000);
