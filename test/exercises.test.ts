@@ -1,8 +1,10 @@
 // Classroom mode, proved in both directions for every written chapter: the exercise
 // (the chapter's own code as TODO stubs) fails its check and names a behaviour; the
 // reference copied over it, in the same folder and process, passes the scenario the stub
-// failed (the check loads the changed code). For the last chapter, the reference then
-// passes the whole check as a learner runs it: the type check and every scenario.
+// failed (the check loads the changed code). For the first chapter, the reference then
+// passes the whole check as a learner runs it: the type check and every scenario. What the
+// check does end to end is the same for every chapter, and the first one's costs about a
+// third of the last one's (measured: chapter 16's took about 1.5 s of CPU more).
 //
 // What the other chapters' references would repeat is tested once elsewhere, on the same
 // files: every scenario passes on every snapshot (scenario-suite.ts, loaded the way an
@@ -19,7 +21,7 @@ import { makeExercise, checkExercise, gradeExercise } from '../src/runner/exerci
 import { hintsFor } from '../src/tooling/exercise.ts';
 
 const plain = new Chalk({ level: 0 });
-const last = WRITTEN_CHAPTERS.at(-1)!;
+const checkedWhole = WRITTEN_CHAPTERS[0]!;
 
 for (const ch of WRITTEN_CHAPTERS) {
   describe(`chapter ${ch.n} exercise`, () => {
@@ -27,7 +29,7 @@ for (const ch of WRITTEN_CHAPTERS) {
       expect((await hintsFor(ROOT, ch.n)).length).toBeGreaterThan(0);
     });
 
-    const whole = ch === last ? '; the reference passes the whole check (types and every scenario)' : '';
+    const whole = ch === checkedWhole ? '; the reference passes the whole check (types and every scenario)' : '';
     it(`the stub fails its check with a named behaviour and a hint; the reference passes that scenario${whole}`, async () => {
       const dir = path.join(ROOT, '.tmp', 'exercise-tests', chapterDir(ch));
       rmSync(dir, { recursive: true, force: true });
@@ -48,7 +50,7 @@ for (const ch of WRITTEN_CHAPTERS) {
         for (const f of readdirSync(snapshotDir(ch))) cpSync(path.join(snapshotDir(ch), f), path.join(dir, f));
         const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, failed!)], true);
         expect(verdicts.map((v) => [v.case, v.ok, v.stub ?? v.crash ?? v.failures[0] ?? v.expectations.find((e) => !e.ok)?.name ?? ''])).toEqual([[failed, true, '']]);
-        if (ch === last) expect(await checkExercise(ch, dir, quiet, plain)).toBe(0);
+        if (ch === checkedWhole) expect(await checkExercise(ch, dir, quiet, plain)).toBe(0);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
