@@ -3,8 +3,8 @@
 // reference copied over it, in the same folder and process, passes the scenario the stub
 // failed (the check loads the changed code). For the first chapter, the reference then
 // passes the whole check as a learner runs it: the type check and every scenario. What the
-// check does end to end is the same for every chapter, and the first one's costs about a
-// third of the last one's (measured: chapter 16's took about 1.5 s of CPU more).
+// check does end to end is the same for every chapter, and the first one's costs least
+// (measured: chapter 16's took about 1.5 s of CPU more).
 //
 // What the other chapters' references would repeat is tested once elsewhere, on the same
 // files: every scenario passes on every snapshot (scenario-suite.ts, loaded the way an
