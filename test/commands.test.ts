@@ -49,7 +49,10 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
     expect(r.out).toContain('is removed now');
   };
 
-  for (const n of ['1', '4', '11', '13']) {
+  // Refused on the first chapter and on the one whose sub-agents call the API side by side;
+  // chapters 4 and 11 fail their own way in the cases below (a blocked port and TLS on 4,
+  // DNS and a refused key on 11).
+  for (const n of ['1', '13']) {
     it(`chapter ${n}: connection refused`, async () => {
       const url = `http://127.0.0.1:${await freePort()}`;
       const r = await runMjs([n, '--live'], { env: liveEnv(url) });
