@@ -22,5 +22,10 @@ export default defineConfig({
     // a test that changes something global (process.env, console, process.platform) must
     // put it back, as the ones here do in afterEach or finally.
     isolate: false,
+    // The test files and the modules they import, as vite transformed them, kept between runs
+    // beside everything else the project keeps (node_modules/.cache), keyed by each file's
+    // contents and the configuration: a run after an edit transforms only what changed. Runs
+    // in turn on the same tree: about 1-2 s of CPU less. A fresh clone transforms everything.
+    experimental: { fsModuleCache: true, fsModuleCachePath: 'node_modules/.cache/vitest-modules' },
   },
 });
