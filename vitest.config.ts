@@ -17,6 +17,11 @@ export default defineConfig({
     // Runs of 2 and 3 workers taken in turn on the same tree: about 2 s less wall time for
     // about 1 s more CPU. Four gained nothing more.
     maxWorkers: 3,
+    // A larger young generation for the workers. A worker keeps what its runs logged (every
+    // request body, parsed) while it runs, so much of what a scavenge finds is still alive
+    // and is copied. Measured over one whole run, the three workers' scavenges: 156 taking
+    // 1.9 s with V8's default, 68 taking 1.3 s with 64 MB semi-spaces.
+    execArgv: ['--max-semi-space-size=64'],
     // Test files in a worker share one module registry instead of re-importing the runner,
     // the mock and the SDK for each file (about a fifth of the suite's CPU time). The price:
     // a test that changes something global (process.env, console, process.platform) must
