@@ -165,11 +165,13 @@ describe.concurrent('--list-cases and --all', () => {
     expect(r.out).toMatch(/^recursion +A sub-agent tries to start a sub-agent of its own$/m);
   });
 
+  // Chapter 3: four cases, each a short run (chapter 4 has thirteen).
   it('--all ends with a summary of every case', async () => {
-    const r = await runInProcess(['4', '--all', '--no-latency']);
+    const r = await runInProcess(['3', '--all', '--no-latency']);
     expect(r.code, r.out).toBe(0);
-    const n = casesOf(findChapter(4)!).length;
-    expect(r.out).toMatch(new RegExp(`Chapter 4: ${n} of ${n} scenarios pass\\n(  ✔ \\S+ +.+\\n){${n}}$`));
+    const n = casesOf(findChapter(3)!).length;
+    expect(n).toBeGreaterThan(1);
+    expect(r.out).toMatch(new RegExp(`Chapter 3: ${n} of ${n} scenarios pass\\n(  ✔ \\S+ +.+\\n){${n}}$`));
   });
 
   it('--diff is in colour on a terminal, plain otherwise', async () => {
