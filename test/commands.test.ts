@@ -279,7 +279,8 @@ describe.concurrent('the classroom commands', () => {
 });
 
 describe.concurrent('npm run mock', () => {
-  // What `npm run mock --` starts (npm itself left out): node with tsx's loader, one process.
+  // What `npm run mock --` starts (npm itself left out): the runner's command line, from its
+  // compiled bundle as a chapter run starts, which hands `mock` over to src/mock/cli.ts.
   const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.mock!;
   const mockArgs = (args: string[]) => {
     const [program, ...scriptArgs] = script.split(' ');
@@ -289,7 +290,7 @@ describe.concurrent('npm run mock', () => {
   const mockCli = (args: string[]) => spawn(process.execPath, mockArgs(args), { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
 
   /** Starts the mock on a scenario; resolves once it has printed its example. */
-  function startCli(args: string[]): Promise<{ out: () => string; stop: () => Promise<void> }> {
+  function startCli(args: string[]): Promise<{ out: () => string; stop: () => Promise<number | null> }> {
     const child = mockCli(args);
     let out = '';
     child.stdout.on('data', (d) => { out += String(d); });
@@ -298,7 +299,7 @@ describe.concurrent('npm run mock', () => {
       const t = setInterval(() => {
         if (out.includes('Ctrl-C to stop.')) {
           clearInterval(t);
-          resolve({ out: () => out, stop: () => new Promise((r) => { child.on('close', () => r()); child.kill('SIGINT'); }) });
+          resolve({ out: () => out, stop: () => new Promise((r) => { child.on('close', (code) => r(code)); child.kill('SIGINT'); }) });
         }
       }, 50);
       child.on('close', () => { clearInterval(t); reject(new Error(`mock exited: ${out}`)); });
@@ -317,10 +318,24 @@ describe.concurrent('npm run mock', () => {
     expect(answer.content.filter((b) => b.type === 'tool_use')).toHaveLength(firstTurn.tool_calls?.length ?? 0);
   }
 
-  it('the printed curl works against scenarios/11-subagents/demo.json, and answers with its first scripted turn', async () => {
+  it('the printed curl works against scenarios/11-subagents/demo.json, and answers with its first scripted turn; Ctrl-C lists what failed, exit 130', async () => {
     const file = 'scenarios/11-subagents/demo.json';
     const mock = await startCli([file]);
-    try { await curlAnswers(mock.out(), file); } finally { await mock.stop(); }
+    let code: number | null | undefined;
+    try {
+      // First a request the script cannot answer (the first turn calls a tool, and no tool is
+      // offered): refused, a failure to list at the end, and the turn is not used up.
+      const url = /listening on (\S+)/.exec(mock.out())![1]!;
+      const refused = await fetch(`${url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'any', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 'no tools here' }] }),
+      });
+      expect(refused.status).toBe(400);
+      await curlAnswers(mock.out(), file);
+    } finally { code = await mock.stop(); }
+    expect(code).toBe(130);
+    expect(mock.out()).toMatch(/\n1 scenario failure\(s\):\n {2}scenarios\/11-subagents\/demo\.json: /);
   });
 
   // The example for other shapes of scenario (a system match, no tools), from the same

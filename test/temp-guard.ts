@@ -13,7 +13,7 @@ import path from 'node:path';
 export default function giveTheRunItsOwnTemp(): () => void {
   const before = process.env.TMPDIR;
   const temp = mkdtempSync(path.join(tmpdir(), 'subagents-tests-'));
-  // tsx (the `npm run mock` tests and the runner's fallback start it) keeps its compile cache
+  // tsx (the runner's fallback starts it: SUBAGENTS_NO_BUNDLE=1) keeps its compile cache
   // in the temp folder, as tsx-<user>, on purpose. Left where it always is (a link to it), so
   // that a test run finds what the last one compiled, as a learner's runs do.
   const tsxCache = `tsx-${process.geteuid?.() ?? userInfo().username}`;

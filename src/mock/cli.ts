@@ -1,6 +1,7 @@
-// `npm run mock -- scenario.json`: run the mock on its own so a learner can point
-// curl, a script or their own agent at it and watch every exchange. A thin shell
-// around startMock; it is NOT how chapters are run (that is steps/run.mjs).
+// `npm run mock -- scenario.json` (node steps/run.mjs mock scenario.json): run the mock on
+// its own so a learner can point curl, a script or their own agent at it and watch every
+// exchange. A thin shell around startMock; it is NOT how chapters are run. The runner's
+// command line hands `mock` over to it, so it starts as quickly as a chapter does.
 
 import chalk from 'chalk';
 import path from 'node:path';
@@ -13,7 +14,8 @@ const HELP = `Usage: npm run mock -- SCENARIO.json [--port N] [--log FILE.jsonl]
 
 Starts the local Messages API mock for one scenario and prints each request and
 answer on one line. Point any client at the printed URL (any non-empty API key).
-Stop with Ctrl-C.
+Stop with Ctrl-C: it lists the scenario failures it saw, then exits (130, as any
+command of steps/run.mjs that Ctrl-C ends).
 
   --port N     listen on 127.0.0.1:N (default: a free port)
   --log FILE   also append every event to FILE as JSON lines
@@ -57,11 +59,16 @@ export function formatEvent(ev: MockEvent): string {
   return `${seq} ✗ ${who} ${chalk.red(`${ev.status} ${ev.error_type}`)} (${tag}${ev.mid_stream ? ', mid-stream' : ''}) ${cut(ev.message, 160)}`;
 }
 
-async function main(): Promise<void> {
-  const args = minimist(process.argv.slice(2), { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
+/**
+ * Serves the scenario until the process is stopped. `onStop` registers what to do then:
+ * close the mock and list the failures it saw (the runner's exit handlers run it on
+ * Ctrl-C, then end the process). Resolves only for a usage error or --help: 2 or 0.
+ */
+export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) => void): Promise<number> {
+  const args = minimist(argv, { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
   if (args.help || args._.length === 0) {
     console.log(HELP);
-    process.exit(args.help ? 0 : 2);
+    return args.help ? 0 : 2;
   }
   const file = String(args._[0]);
   let port: number | undefined;
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
     port = Number(args.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       console.error(`--port: expected a port number, got "${args.port}"`);
-      process.exit(2);
+      return 2;
     }
   }
   let scenario;
@@ -78,7 +85,7 @@ async function main(): Promise<void> {
   } catch (e) {
     if (e instanceof ScenarioError) {
       console.error(e.message.split(process.cwd() + path.sep).join(''));   // relative, as the docs show
-      process.exit(2);
+      return 2;
     }
     throw e;
   }
@@ -95,7 +102,7 @@ async function main(): Promise<void> {
     if (code === 'EADDRINUSE') console.error(`port ${port} is in use; pass --port 0 for a free one`);
     else if (code === 'EACCES') console.error(`port ${port} needs privileges; pass --port 0 for a free one`);
     else console.error(`cannot start the mock: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(2);
+    return 2;
   }
   console.log(chalk.bold(`mock for ${scenario.file} listening on ${mock.url}`));
   console.log(`tracks: ${Object.keys(scenario.tracks).map((t) => `${t} (${scenario.tracks[t]!.turns.length} turns)`).join(', ')}`);
@@ -103,16 +110,12 @@ async function main(): Promise<void> {
   for (const line of curlExample(scenario, mock.url)) console.log(`  ${line}`);
   console.log(chalk.dim('Ctrl-C to stop.'));
 
-  const stop = async (): Promise<void> => {
+  onStop(async () => {
     await mock.close();
     if (mock.failures.length > 0) {
       console.log(chalk.red(`${mock.failures.length} scenario failure(s):`));
       for (const f of mock.failures) console.log(`  ${f}`);
     }
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  });
+  return new Promise<number>(() => {});   // serves until the process is stopped
 }
-
-await main();

@@ -12,7 +12,7 @@ import { runChapter, oneLine, type RunResult } from './run-chapter.ts';
 import { colorDiff } from './diff-color.ts';
 import { UsageError } from './usage-error.ts';
 import { agentReports, renderTranscript, usageTable } from './transcript.ts';
-import { SetupError } from './cleanup.ts';
+import { SetupError, onExit } from './cleanup.ts';
 
 // steps/run.mjs installs the signal and crash handlers from here (src/runner/cleanup.ts).
 export { installExitHandlers, finish } from './cleanup.ts';
@@ -62,6 +62,7 @@ const HELP = `Usage: node steps/run.mjs <chapter> [options]
        node steps/run.mjs --list
        node steps/run.mjs xray [CASE] [--claude PATH] [--json] [--keep] [--check] [--full]
        node steps/run.mjs xray --write-facts [--claude PATH] [--keep]
+       node steps/run.mjs mock SCENARIO.json [--port N] [--log FILE.jsonl]
 
 Run a chapter's demo against the local mock model (no API key needed), show what
 happened, and check the scenario's expectations.
@@ -99,6 +100,10 @@ Classroom:
     --scenario FILE    grade with your own scenario instead (or --case NAME: one of the chapter's)
   --solution [DIR]     diff between DIR and the reference snapshot
                        (--list marks the chapters whose exercise passes)
+
+The mock on its own:
+  mock SCENARIO.json   serve one scenario for curl or a client of your own, printing
+                       each request and answer (npm run mock -- …; mock --help)
 
 X-ray (needs your own Claude Code; see docs/xray.md):
   xray [CASE]          drive a real Claude Code against the mock and show what it
@@ -165,6 +170,12 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     const { runXray } = await import('../xray/cli.ts');
     return runXray(argv.slice(1));
   }
+  if (argv[0] === 'mock') {
+    // `npm run mock`: it too parses its own flags, and serves until Ctrl-C, whose handler
+    // (installExitHandlers) runs the mock's last words before the process ends.
+    const { runMock } = await import('../mock/cli.ts');
+    return runMock(argv.slice(1), (stop) => { onExit(stop); });
+  }
   let unknown: string | undefined;
   const args = minimist(argv, {
     boolean: BOOLEAN_FLAGS,
@@ -196,6 +207,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   const positional = args._.map(String);
   if (positional.length === 0) throw new UsageError('which chapter? e.g. node steps/run.mjs 11 (or --list, --help)');
   if (positional.includes('xray')) throw new UsageError('xray comes first: node steps/run.mjs xray [CASE] [options]');
+  if (positional.includes('mock')) throw new UsageError('mock comes first: node steps/run.mjs mock SCENARIO.json [options]');
   const chapter = parseChapter(positional[0]!);
   const words = positional.slice(1);
   if (words.length > 0 && !COMMANDS[command]!.words) {
