@@ -198,7 +198,7 @@ it.concurrent('end to end on the fast path: chapter 12 (concurrent forks) from i
 }, 60_000);
 
 it.concurrent('the fallback, without the compiled bundles (SUBAGENTS_NO_BUNDLE=1), runs a chapter and says how it loaded', async () => {
-  const r = await runMjs(['11', '--json'], { env: { SUBAGENTS_NO_BUNDLE: '1' } });
+  const r = await runMjs(['1', '--json'], { env: { SUBAGENTS_NO_BUNDLE: '1' } });
   expect(r.code, r.err).toBe(0);
   const report = JSON.parse(r.out) as { ok: boolean; code_loaded: string };
   expect(report.ok).toBe(true);
