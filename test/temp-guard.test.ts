@@ -1,0 +1,23 @@
+// Where the test run's own temp folder goes (test/temp-guard.ts): in memory where Linux has
+// a tmpfs the tests can use, never against what TMPDIR says, never where programs cannot run.
+
+import { it, expect } from 'vitest';
+import { accessSync, constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { tempBase } from './temp-guard.ts';
+
+const shm = (type: string, options: string[]) => [{ dir: '/', type: 'ext4', options: ['rw'] }, { dir: '/dev/shm', type, options }];
+
+it('a set TMPDIR is kept, whatever is mounted', () => {
+  expect(tempBase({ TMPDIR: '/somewhere' }, shm('tmpfs', ['rw']))).toBe(tmpdir());
+});
+
+it('without TMPDIR: /dev/shm when it is a tmpfs programs may run from, else the system temp folder', () => {
+  expect(tempBase({}, shm('tmpfs', ['rw', 'noexec']))).toBe(tmpdir());
+  expect(tempBase({}, shm('ext4', ['rw']))).toBe(tmpdir());
+  expect(tempBase({}, [])).toBe(tmpdir());
+  // Writable here only where the machine really has one (Linux); elsewhere the fallback.
+  let writable = true;
+  try { accessSync('/dev/shm', constants.W_OK); } catch { writable = false; }
+  expect(tempBase({}, shm('tmpfs', ['rw', 'nosuid']))).toBe(writable ? '/dev/shm' : tmpdir());
+});
