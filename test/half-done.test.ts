@@ -6,7 +6,7 @@
 // line are the self-check's two catalogues: src/tooling/shortcuts.ts and mutations.ts, run
 // by `npm run selfcheck`.)
 
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Chalk } from 'chalk';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,18 +22,25 @@ const sources = await loadAgentSources(ROOT);   // parsed once: every test rende
 
 for (const ch of WRITTEN_CHAPTERS) {
   describe(`chapter ${ch.n}: one TODO left, the rest written`, async () => {
+    // One folder per chapter, the reference written once: each test writes its one stubbed
+    // file over the reference's, and puts the reference's back when it ends. (The tests of a
+    // describe run one after another; the check loads whatever the folder holds then.)
+    const dir = path.join(ROOT, '.tmp', 'half-done', chapterDir(ch));
+    const rel = path.relative(ROOT, dir);
+    const written = (name: string, body: string) => writeFileSync(path.join(dir, name), `${exerciseHeader(ch, name, rel)}\n${body}`);
+    const reference = sources.filter((source) => !isEmptyBody(renderChapter(source.marked, ch.n)));
+    beforeAll(() => {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      for (const source of reference) written(source.name, renderChapter(source.marked, ch.n));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
     for (const block of await hintsFor(ROOT, ch.n)) {
       it(`TODO(${block.name}) left in ${block.file}: the check fails and names it`, async () => {
-        const dir = path.join(ROOT, '.tmp', 'half-done', `${chapterDir(ch)}-${block.name}`);
-        rmSync(dir, { recursive: true, force: true });
-        mkdirSync(dir, { recursive: true });
+        const source = reference.find((s) => s.name === block.file)!;
+        written(block.file, renderExercise(source.marked, ch.n, block.name));
         try {
-          const rel = path.relative(ROOT, dir);
-          for (const source of sources) {
-            if (isEmptyBody(renderChapter(source.marked, ch.n))) continue;
-            const body = source.name === block.file ? renderExercise(source.marked, ch.n, block.name) : renderChapter(source.marked, ch.n);
-            writeFileSync(path.join(dir, source.name), `${exerciseHeader(ch, source.name, rel)}\n${body}`);
-          }
           let report = '';
           const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain);
           expect(code, report).toBe(1);
@@ -41,7 +48,7 @@ for (const ch of WRITTEN_CHAPTERS) {
           // A stub leaves type errors the learner never made: the check does not show them.
           expect(report).not.toContain('type errors');
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          written(block.file, renderChapter(source.marked, ch.n));
         }
       }, 60_000);
     }
