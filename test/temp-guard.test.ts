@@ -1,8 +1,9 @@
 // Where the test run's own temp folder goes (test/temp-guard.ts): in memory where Linux has
-// a tmpfs the tests can use, never against what TMPDIR says, never where programs cannot run.
+// a tmpfs the tests can use, never against what TMPDIR says, never where programs cannot run
+// (nor where there is too little room: that one is read from the machine's own /dev/shm).
 
 import { it, expect } from 'vitest';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { tempBase } from './temp-guard.ts';
 
@@ -16,8 +17,12 @@ it('without TMPDIR: /dev/shm when it is a tmpfs programs may run from, else the 
   expect(tempBase({}, shm('tmpfs', ['rw', 'noexec']))).toBe(tmpdir());
   expect(tempBase({}, shm('ext4', ['rw']))).toBe(tmpdir());
   expect(tempBase({}, [])).toBe(tmpdir());
-  // Writable here only where the machine really has one (Linux); elsewhere the fallback.
-  let writable = true;
-  try { accessSync('/dev/shm', constants.W_OK); } catch { writable = false; }
-  expect(tempBase({}, shm('tmpfs', ['rw', 'nosuid']))).toBe(writable ? '/dev/shm' : tmpdir());
+  // Usable here only where the machine really has one, writable, with a gigabyte free.
+  let usable = true;
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    const { bavail, bsize } = statfsSync('/dev/shm');
+    usable = bavail * bsize >= 1024 ** 3;
+  } catch { usable = false; }
+  expect(tempBase({}, shm('tmpfs', ['rw', 'nosuid']))).toBe(usable ? '/dev/shm' : tmpdir());
 });

@@ -14,14 +14,17 @@
 // What it is not: a test of cleanup itself (cleanup.test.ts interrupts runs on purpose and
 // looks in a TMPDIR of its own).
 
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+
+/** Room the run's temp folder needs at the most, with a wide margin (a container's /dev/shm may be 64 MB). */
+const ROOM = 1024 ** 3;
 
 /**
  * Where the run's temp folder goes: TMPDIR when it is set; else /dev/shm when it is a
  * tmpfs this user can write to and run programs from (the x-ray tests run stand-in
- * binaries they write there); else the system's temp folder.
+ * binaries they write there) with a gigabyte free; else the system's temp folder.
  */
 export function tempBase(env: NodeJS.ProcessEnv = process.env, mounts = readMounts()): string {
   if (env.TMPDIR) return tmpdir();
@@ -29,7 +32,8 @@ export function tempBase(env: NodeJS.ProcessEnv = process.env, mounts = readMoun
   if (shm?.type === 'tmpfs' && !shm.options.includes('noexec')) {
     try {
       accessSync(shm.dir, constants.W_OK);
-      return shm.dir;
+      const { bavail, bsize } = statfsSync(shm.dir);
+      if (bavail * bsize >= ROOM) return shm.dir;
     } catch { /* not ours to write: the system's temp folder */ }
   }
   return tmpdir();
