@@ -126,7 +126,6 @@ describe.concurrent('driving a client', () => {
       rmSync(r.tempDir, { recursive: true, force: true });
     }
   });
-
 });
 
 describe('a client that times out', () => {
