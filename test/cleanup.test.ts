@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { cleanupNow, onExit, processesIn, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
+import { cleanupNow, makeTempDir, onExit, processesIn, release, removeWorktreesOf, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
 import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
@@ -253,7 +253,73 @@ describe('the registry', () => {
   });
 });
 
+describe('removeWorktreesOf', () => {
+  // A repository with two linked worktrees: one inside the folder, one elsewhere.
+  function repoWithTwoWorktrees(): { dir: string; repo: string; near: string; far: string; away: string; list: () => string[] } {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-worktrees-'));
+    const away = mkdtempSync(path.join(tmpdir(), 'cleanup-worktrees-away-'));
+    const repo = path.join(dir, 'work');
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    mkdirSync(repo);
+    git('init', '-q');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'start');
+    const near = path.join(dir, 'near');
+    const far = path.join(away, 'far');
+    git('worktree', 'add', '-q', '-b', 'near', near);
+    git('worktree', 'add', '-q', '-b', 'far', far);
+    const list = () => git('worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice('worktree '.length)).slice(1).sort();
+    return { dir, repo, near, far, away, list };
+  }
+
+  it('removes every linked worktree, wherever it is, read from the repository without asking git where', () => {
+    const r = repoWithTwoWorktrees();
+    try {
+      expect(r.list()).toEqual([r.near, r.far].sort());
+      removeWorktreesOf(r.repo);
+      expect(existsSync(r.near)).toBe(false);
+      expect(existsSync(r.far)).toBe(false);
+      expect(r.list()).toEqual([]);
+    } finally {
+      rmSync(r.dir, { recursive: true, force: true });
+      rmSync(r.away, { recursive: true, force: true });
+    }
+  });
+
+  it('given the folder about to be removed whole: only the worktree outside it is removed now, the one inside is left for that', () => {
+    const r = repoWithTwoWorktrees();
+    try {
+      removeWorktreesOf(r.repo, r.dir);
+      expect(existsSync(r.far)).toBe(false);
+      expect(existsSync(r.near)).toBe(true);   // goes with the folder, and git's record of it with the repository
+      expect(r.list()).toEqual([r.near]);
+      // A repository outside that folder is not the caller's to remove: all of its worktrees go.
+      removeWorktreesOf(r.repo, r.away);
+      expect(existsSync(r.near)).toBe(false);
+      expect(r.list()).toEqual([]);
+    } finally {
+      rmSync(r.dir, { recursive: true, force: true });
+      rmSync(r.away, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(linux)('stopProcessesIn', () => {
+  it("in a folder of makeTempDir's, finds the process started in it after it was made", async () => {
+    const dir = await makeTempDir('cleanup-born-');
+    const inside = spawn('sleep', ['30'], { cwd: dir });
+    try {
+      await sleep(50);
+      expect(processesIn(dir)).toEqual([inside.pid]);
+      const gone = new Promise((r) => inside.once('exit', (_c, s) => r(s)));
+      expect(stopProcessesIn(dir)).toBe(1);
+      expect(await gone).toBe('SIGKILL');
+    } finally {
+      inside.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      release(dir);
+    }
+  });
+
   it('kills what runs inside a folder, and nothing outside it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-unit-'));
     mkdirSync(path.join(dir, 'deeper'));

@@ -39,6 +39,7 @@ interface Registry {
   children: Set<ChildProcess>;
   worktrees: Map<string, string>;   // worktree folder -> repository
   repos: Set<string>;               // repositories whose every worktree goes at exit
+  born: Map<string, number>;        // temp folder -> the last process id when it was made
   hooks: Hook[];
   installed: boolean;
   exiting: boolean;
@@ -47,7 +48,7 @@ interface Registry {
 const KEY = Symbol.for('subagents.cleanup');
 const registry: Registry = ((globalThis as Record<symbol, unknown>)[KEY] as Registry | undefined) ??
   ((globalThis as Record<symbol, unknown>)[KEY] = {
-    paths: new Set(), children: new Set(), worktrees: new Map(), repos: new Set(), hooks: [], installed: false, exiting: false,
+    paths: new Set(), children: new Set(), worktrees: new Map(), repos: new Set(), born: new Map(), hooks: [], installed: false, exiting: false,
   } satisfies Registry) as Registry;
 
 /** Bad setup of the machine (a TMPDIR that cannot be used): one line, exit 2. */
@@ -80,8 +81,10 @@ export function scratchRoot(): string {
  * asynchronous mkdtemp, a Ctrl-C just then left the folder behind).
  */
 export async function makeTempDir(prefix: string): Promise<string> {
+  const born = lastProcessId();
   const dir = mkdtempSync(path.join(scratchRoot(), prefix));
   registry.paths.add(dir);
+  if (born !== undefined) registry.born.set(dir, born);
   return dir;
 }
 
@@ -95,6 +98,7 @@ export function track(p: string): () => void {
 /** Forget a folder made by makeTempDir or given to track (after removing it, or to keep it). */
 export function release(p: string): void {
   registry.paths.delete(path.resolve(p));
+  registry.born.delete(path.resolve(p));
 }
 
 /** Stop `child` when the process ends. Released by itself once the child has exited. */
@@ -124,19 +128,43 @@ export function trackWorktreesOf(repo: string): () => void {
   return () => { registry.repos.delete(abs); };
 }
 
-/** Every linked worktree of `repo`, removed now (synchronously), and git's records of them. */
-export function removeWorktreesOf(repo: string): void {
-  for (const dir of linkedWorktrees(repo)) removeWorktree(repo, dir);
+/**
+ * Every linked worktree of `repo`, removed now (synchronously), and git's records of them.
+ * `within`: a folder the caller removes whole next, the repository inside it. A worktree
+ * in there goes with it, and so does git's record of it (in the repository's .git), so
+ * git is asked to remove only the worktrees elsewhere: chapter 16's demo keeps its changed
+ * worktrees in the run's temp folder, and a test run would otherwise start two git
+ * processes for each of them.
+ */
+export function removeWorktreesOf(repo: string, within?: string): void {
+  const alongside = within !== undefined && inside(path.resolve(repo), path.resolve(within));
+  for (const dir of linkedWorktrees(repo)) if (!alongside || !inside(dir, path.resolve(within))) removeWorktree(repo, dir);
 }
 
 /** The folders of a repository's linked worktrees (its own folder not counted); none if it is gone. */
 function linkedWorktrees(repo: string): string[] {
   if (hasNoLinkedWorktrees(repo)) return [];
+  const recorded = recordedWorktrees(repo);
+  if (recorded) return recorded;
   try {
     const list = execFileSync('git', ['-C', repo, 'worktree', 'list', '--porcelain'], { encoding: 'utf8', env: gitEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
     return parseWorktreeList(list).map((w) => w.dir).filter((dir) => dir !== '');
   } catch {
     return [];
+  }
+}
+
+/**
+ * The worktree folders a plain repository records, read without git: .git/worktrees/NAME/
+ * gitdir holds the path of each worktree's .git file (relative to that folder, where git
+ * was told to write relative paths). Undefined when any of it cannot be read: ask git.
+ */
+function recordedWorktrees(repo: string): string[] | undefined {
+  const records = path.join(repo, '.git', 'worktrees');
+  try {
+    return readdirSync(records).map((name) => path.dirname(path.resolve(records, name, readFileSync(path.join(records, name, 'gitdir'), 'utf8').trim())));
+  } catch {
+    return undefined;
   }
 }
 
@@ -196,13 +224,33 @@ export function processesIn(dir: string): number[] {
   if (process.platform !== 'linux' || !existsSync('/proc/self/cwd')) return [];
   const target = path.resolve(dir);
   const found: number[] = [];
+  // Only a process started after the folder was made can have started in it: for a folder
+  // of makeTempDir's, the ones with a higher id, unless the ids have wrapped around since.
+  // That spares reading where each of the machine's other processes works after every run.
+  const born = registry.born.get(target);
+  const now = born === undefined ? undefined : lastProcessId();
+  const newerThan = born !== undefined && now !== undefined && now >= born ? born : 0;
   for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    if (!/^\d+$/.test(name) || Number(name) <= newerThan || Number(name) === process.pid) continue;
     let cwd: string;
     try { cwd = readlinkSync(`/proc/${name}/cwd`); } catch { continue; }   // gone, a zombie, or not ours to see
     if (inside(cwd, target)) found.push(Number(name));
   }
   return found;
+}
+
+/**
+ * The id the system last gave a process or thread (Linux: the last field of /proc/loadavg);
+ * undefined elsewhere. Ids are handed out in increasing order until they wrap around.
+ */
+function lastProcessId(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const last = Number(readFileSync('/proc/loadavg', 'utf8').trim().split(/\s+/)[4]);
+    return Number.isInteger(last) && last > 0 ? last : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -284,6 +332,7 @@ export function cleanupNowSync(): void {
   registry.worktrees.clear();
   registry.repos.clear();
   registry.paths.clear();
+  registry.born.clear();
 }
 
 /**

@@ -136,7 +136,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
     if (o.keep) { release(temp); console.log(`workspace kept at ${temp}`); }
     else {
       const saved = existsSync(path.join(temp, 'work', o.scenario.cwd ?? '', '.agent', 'sessions'));   // saved where the agent started
-      if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'));   // chapter 16's, wherever they are
+      if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'), temp);   // chapter 16's, wherever they are
       await rm(temp, { recursive: true, force: true });
       release(temp);
       console.log(`(the temporary workspace${saved ? ', saved session included,' : ''} is removed now: add --keep to keep it)`);

@@ -101,7 +101,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     closeMock();
     await mock.close();
     stopProcessesIn(temp);
-    if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'));   // chapter 16's, wherever they are
+    if (o.scenario.git) removeWorktreesOf(path.join(temp, 'work'), temp);   // chapter 16's, wherever they are
     await rm(temp, { recursive: true, force: true });
     release(temp);
   }
