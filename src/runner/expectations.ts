@@ -3,7 +3,7 @@
 // Nothing here reads the scenario's scripted turns: an expectation that could be
 // satisfied by the script alone would test nothing.
 
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
 import { checkForkCosts, checkForkPrefix, checkOwnForkPrefix, modelOf } from './fork-checks.ts';
@@ -204,7 +204,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   if ('file' in exp) {
     const f = exp.file;
     let content: string | undefined;
-    try { content = await readFile(path.join(seen.workspace, f.path), 'utf8'); } catch { content = undefined; }
+    try { content = readFileSync(path.join(seen.workspace, f.path), 'utf8'); } catch { content = undefined; }
     if (f.exists === false) return content === undefined ? true : `${f.path} exists but should not`;
     if (content === undefined) return `${f.path} does not exist`;
     if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;

@@ -4,8 +4,8 @@
 // It does not parse markers itself (markers.ts), fill docs (docs.ts) or make
 // exercises (exercise.ts). It only ever deletes files it generated itself.
 
-import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+import { mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { WRITTEN_CHAPTERS, chapterDir, findChapter, previousWritten } from '../chapters.ts';
 import type { Chapter } from '../chapters.ts';
@@ -52,18 +52,20 @@ function isMissing(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+// Reads here are synchronous: the tests and the classroom's checks load the sources over and
+// over, and a promise-based read of a small file costs about ten times the CPU.
+function readIfExists(path: string): string | undefined {
   try {
-    return await readFile(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     if (isMissing(err)) return undefined;
     throw err;
   }
 }
 
-async function listIfExists(dir: string): Promise<Dirent[]> {
+function listIfExists(dir: string): Dirent[] {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     if (isMissing(err)) return [];
     throw err;
@@ -88,13 +90,13 @@ function parseOnce(path: string, text: string, shownAs: string): MarkedFile {
 /** Every `src/agent/*.ts`, sorted by name and parsed. No folder yet means no sources. */
 export async function loadAgentSources(root: string): Promise<AgentSource[]> {
   const dir = join(root, 'src', 'agent');
-  const names = (await listIfExists(dir))
+  const names = listIfExists(dir)
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => entry.name)
     .sort();
   const sources: AgentSource[] = [];
   for (const name of names) {
-    const text = await readFile(join(dir, name), 'utf8');
+    const text = readFileSync(join(dir, name), 'utf8');
     sources.push({ name, marked: parseOnce(join(dir, name), text, `src/agent/${name}`) });
   }
   return sources;
@@ -149,12 +151,12 @@ export async function generateSnapshots(root: string): Promise<GeneratedFile[]> 
 /** Generated `.ts` files now in `steps/*\/`, recognised by their first line only. */
 async function existingGenerated(root: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  for (const dir of await listIfExists(join(root, 'steps'))) {
+  for (const dir of listIfExists(join(root, 'steps'))) {
     if (!dir.isDirectory()) continue;
-    for (const entry of await listIfExists(join(root, 'steps', dir.name))) {
+    for (const entry of listIfExists(join(root, 'steps', dir.name))) {
       if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
       const path = `steps/${dir.name}/${entry.name}`;
-      const content = await readFile(onDisk(root, path), 'utf8');
+      const content = readFileSync(onDisk(root, path), 'utf8');
       if (content.startsWith(GENERATED_PREFIX)) found.set(path, content);
     }
   }
@@ -167,7 +169,7 @@ export async function writeSnapshots(root: string): Promise<SnapshotChange[]> {
   const changes: SnapshotChange[] = [];
   for (const file of wanted) {
     const target = onDisk(root, file.path);
-    const current = await readIfExists(target);
+    const current = readIfExists(target);
     if (current === file.content) continue;
     await mkdir(join(target, '..'), { recursive: true });
     await writeFile(target, file.content);
@@ -183,7 +185,7 @@ export async function writeSnapshots(root: string): Promise<SnapshotChange[]> {
   }
   for (const dir of emptiedDirs) {
     // Only a folder left truly empty goes; anything hand-made in it keeps it alive.
-    if ((await listIfExists(onDisk(root, dir))).length === 0) await rmdir(onDisk(root, dir));
+    if (listIfExists(onDisk(root, dir)).length === 0) await rmdir(onDisk(root, dir));
   }
   return changes;
 }
@@ -193,7 +195,7 @@ export async function checkSnapshots(root: string): Promise<SnapshotProblem[]> {
   const wanted = await generateSnapshots(root);
   const problems: SnapshotProblem[] = [];
   for (const file of wanted) {
-    const current = await readIfExists(onDisk(root, file.path));
+    const current = readIfExists(onDisk(root, file.path));
     if (current === undefined) problems.push({ path: file.path, problem: 'missing' });
     else if (current !== file.content) problems.push({ path: file.path, problem: 'stale' });
   }

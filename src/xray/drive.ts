@@ -189,7 +189,7 @@ const XRAY_FIRST_COMMIT: FirstCommit = { identity: { name: 'xray', email: 'xray@
 
 /** A git repository with the case's files as its first commit (Claude Code reads git status). */
 async function gitWorkspace(dir: string, files: Record<string, string> | undefined): Promise<void> {
-  await writeTree(dir, files);
+  writeTree(dir, files);
   await makeRepository(dir, XRAY_FIRST_COMMIT);
 }
 
@@ -240,7 +240,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       await mkdir(work);
       await mkdir(home);
       await mkdir(tmp);
-      await writeTree(home, scenario.home_files);
+      writeTree(home, scenario.home_files);
       mock = await startMock({ scenario });
       const env = childEnv(o.parentEnv ?? process.env, { mockUrl: mock.url, home, tmp, caseEnv: scenario.env });
       await gitWorkspace(work, scenario.files);
