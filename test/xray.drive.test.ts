@@ -19,7 +19,11 @@ import { runMjs } from './cli-helpers.ts';
 const scratch = mkdtempSync(path.join(tmpdir(), 'xray-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A stand-in `claude`: answers --version, else sends one request carrying what it saw. */
+/**
+ * A stand-in `claude`: answers --version, else sends one request carrying what it saw.
+ * It asks with node:http rather than fetch, and starts git without a shell: each client is
+ * a process of its own, and fetch's loading alone costs about 40 ms of CPU in each.
+ */
 function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject', tell?: string): string {
   const file = path.join(scratch, name);
   // 'reject': a request a real API refuses (a system turn without its beta), as a client
@@ -27,21 +31,24 @@ function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject', tell?: str
   // client writes what it saw before it sends anything.
   const system = mode === 'reject' ? ", { role: 'system', content: 'a system turn, no beta' }" : '';
   writeFileSync(file, `#!${process.execPath}
-const { execSync, spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
 const prompt = argv[argv.indexOf('-p') + 1];
 let head = '';
-try { head = execSync('git log --format=%s', { encoding: 'utf8' }).trim(); } catch {}
+try { head = execFileSync('git', ['log', '--format=%s'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch {}
 const sleeper = ${mode === 'hang' ? "spawn('sleep', ['60'], { stdio: 'ignore' }).pid" : 'null'};
 const seen = { env: process.env, cwd: process.cwd(), argv, head, sleeper };
 ${tell ? `require('node:fs').writeFileSync(${JSON.stringify(tell)}, JSON.stringify(seen));` : ''}
-fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages?beta=true', {
+const body = JSON.stringify({ model: 'claude-opus-5-5', max_tokens: 10, tools: [{ name: 'Agent', input_schema: { type: 'object' } }],
+  messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: JSON.stringify(seen) }] }${system}] });
+require('node:http').request(process.env.ANTHROPIC_BASE_URL + '/v1/messages?beta=true', {
   method: 'POST',
   headers: { 'content-type': 'application/json', 'x-api-key': process.env.ANTHROPIC_API_KEY, 'anthropic-version': '2023-06-01' },
-  body: JSON.stringify({ model: 'claude-opus-5-5', max_tokens: 10, tools: [{ name: 'Agent', input_schema: { type: 'object' } }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: JSON.stringify(seen) }] }${system}] }),
-}).then((r) => r.text()).then(() => { ${mode === 'hang' ? 'setInterval(() => {}, 1000);' : "console.log('done'); process.exit(0);"} });
+}, (res) => {
+  res.resume();
+  res.on('end', () => { ${mode === 'hang' ? 'setInterval(() => {}, 1000);' : "console.log('done'); process.exit(0);"} });
+}).end(body);
 `);
   chmodSync(file, 0o755);
   return file;
