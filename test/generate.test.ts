@@ -184,6 +184,14 @@ describe('chapterDiff', () => {
   });
 });
 
+// A context or removed line of the diff must be the old text's line at that place. Thrown,
+// not expect()ed: the round trip below checks thousands of lines, and each expect() call
+// costs vitest some bookkeeping.
+function expectOldLine(old: string[], at: number, line: string): void {
+  const actual = old[at]?.replace(/\n$/, '');
+  if (actual !== line.slice(1)) throw new Error(`diff line ${JSON.stringify(line)} does not match old line ${at + 1}: ${JSON.stringify(actual)}`);
+}
+
 // Applies a unified diff produced by unifiedDiff to the old text: the round trip
 // proves the hunks say exactly what changed.
 function applyUnified(oldText: string, diff: string): string {
@@ -205,10 +213,10 @@ function applyUnified(oldText: string, diff: string): string {
       // The marker belongs to the line above it; a removed line leaves no output.
       if (kind !== '-') out[out.length - 1] = (out[out.length - 1] as string).replace(/\n$/, '');
     } else if (line[0] === ' ') {
-      expect(old[at]?.replace(/\n$/, '')).toBe(line.slice(1));
+      expectOldLine(old, at, line);
       out.push(old[at++] as string);
     } else if (line[0] === '-') {
-      expect(old[at]?.replace(/\n$/, '')).toBe(line.slice(1));
+      expectOldLine(old, at, line);
       at++;
     } else if (line[0] === '+') {
       out.push(`${line.slice(1)}\n`);
