@@ -100,7 +100,8 @@ async function esbuildGone(ms) {
 /**
  * Build once per source state. Returns loaders: `cli()` for the runner's exports, and
  * `chapter(folder)`: for a snapshot folder whose files are unchanged, a function that
- * loads that chapter's compiled main.ts (undefined for any other folder).
+ * loads that chapter's compiled main.ts (undefined for any other folder); and `folder`,
+ * where the bundles and their code caches are.
  */
 export async function compiled(root) {
   const files = sources(root);
@@ -176,5 +177,5 @@ export async function compiled(root) {
   });
   const chapters = new Map(snapshots.map((name) => [path.join(root, 'steps', name), () => loadBundle(path.join(dir, `chapter-${name}.cjs`))]));
   const chapter = (folder) => (chapters.has(folder) && unchanged(folder) ? chapters.get(folder) : undefined);
-  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter };
+  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter, folder: dir };
 }
