@@ -5,8 +5,8 @@
 // and the streams as a process writes them are what a person meets. The other cases of a
 // command only vary what is printed, and go to main() in this process (cli-helpers.ts: the
 // same command line, its console and streams captured), at a fraction of a spawn's cost.
-// The --live failures stay spawned: they wait out the SDK's retries, and spawned they wait
-// at the same time.
+// The --live failures that wait out the SDK's retries stay spawned, so that they wait at the
+// same time; the other causes of a failed request are named in process.
 
 import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
@@ -18,6 +18,7 @@ import path from 'node:path';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { sh, runMjs, runInProcess, type Ran } from './cli-helpers.ts';
+import { watchFetch } from '../src/runner/live.ts';
 
 async function freePort(): Promise<number> {
   const s = createNetServer();
@@ -50,8 +51,7 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
   };
 
   // Refused on the first chapter and on the one whose sub-agents call the API side by side;
-  // chapters 4 and 11 fail their own way in the cases below (a blocked port and TLS on 4,
-  // DNS and a refused key on 11).
+  // a refused key on chapter 11 below, and the other causes after this block.
   for (const n of ['1', '13']) {
     it(`chapter ${n}: connection refused`, async () => {
       const url = `http://127.0.0.1:${await freePort()}`;
@@ -63,30 +63,37 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
     });
   }
 
-  it('a blocked port (ANTHROPIC_BASE_URL=http://127.0.0.1:9) says fetch refuses it', async () => {
-    expectFailure(await runMjs(['4', '--live'], { env: liveEnv('http://127.0.0.1:9') }), /http:\/\/127\.0\.0\.1:9\/v1\/messages/, /blocked ports/);
-  });
-
-  it('DNS: a host that does not exist', async () => {
-    expectFailure(await runMjs(['11', '--live'], { env: liveEnv('http://no-such-host.invalid') }), /no-such-host\.invalid/, /DNS lookup failed/);
-  });
-
-  it('TLS: https:// to a server that speaks plain http', async () => {
-    const { url, server } = await serve((_q, res) => res.end());
-    try {
-      const https = url.replace('http://', 'https://');
-      expectFailure(await runMjs(['4', '--live'], { env: liveEnv(https) }), new RegExp(https), /TLS failed/);
-    } finally { server.close(); }
-  });
-
-  it('401: the key is refused', async () => {
+  it('401: the key is refused (in this process: a 4xx is not retried, so nothing is waited out)', async () => {
     const { url, server } = await serve((_q, res) => {
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
     });
     try {
-      expectFailure(await runMjs(['11', '--live'], { env: liveEnv(url) }), new RegExp(url), /401 authentication_error invalid x-api-key \(the API key was refused: check ANTHROPIC_API_KEY\)/);
+      expectFailure(await runInProcess(['11', '--live'], { env: liveEnv(url) }), new RegExp(url), /401 authentication_error invalid x-api-key \(the API key was refused: check ANTHROPIC_API_KEY\)/);
     } finally { server.close(); }
+  });
+});
+
+// The other ways a request can fail before any answer, named as the one line above names
+// them: real requests through the watch a live run puts on the wire (live.ts), here in
+// process. The runs above show that line end to end; each of these, as a run, would only
+// wait out the SDK's retries to print another cause.
+describe('--live names why a request got no answer', () => {
+  it('a blocked port, a host that does not exist, TLS to a server that speaks plain http', async () => {
+    const { url, server } = await serve((_q, res) => res.end());
+    const https = url.replace('http://', 'https://');
+    const watch = watchFetch();
+    try {
+      const urls = ['http://127.0.0.1:9/v1/messages', 'http://no-such-host.invalid/v1/messages', `${https}/v1/messages`];
+      await Promise.all(urls.map((u) => fetch(u, { method: 'POST', body: '{}' }).then(() => { throw new Error(`${u} answered`); }, () => undefined)));
+      const causes = Object.fromEntries(watch.failures().filter((f) => urls.includes(f.url)).map((f) => [f.url, f.cause]));
+      expect(causes[urls[0]!]).toMatch(/blocked ports/);
+      expect(causes[urls[1]!]).toMatch(/DNS lookup failed/);
+      expect(causes[urls[2]!]).toMatch(/^TLS failed: .*an https:\/\/ address for an http:\/\/ server\?/);
+    } finally {
+      watch.restore();
+      server.close();
+    }
   });
 });
 
