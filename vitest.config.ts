@@ -9,6 +9,8 @@ export default defineConfig({
     reporters: ['default', './test/summary-reporter.ts'],
     // The runner's compiled copies, built once before the tests spawn it (test/global-setup.ts).
     globalSetup: ['./test/temp-guard.ts', './test/global-setup.ts'],
+    // In each worker, chapter code loaded on the spot gets the SDK from that compiled copy too.
+    setupFiles: ['./test/sdk-bundle.ts'],
     // Most tests run whole chapters against the mock; on a busy 2-core machine the
     // default 5 s is too tight for the ones that run dozens of them.
     testTimeout: 60_000,

@@ -98,10 +98,11 @@ async function esbuildGone(ms) {
 }
 
 /**
- * Build once per source state. Returns loaders: `cli()` for the runner's exports, and
+ * Build once per source state. Returns loaders: `cli()` for the runner's exports,
  * `chapter(folder)`: for a snapshot folder whose files are unchanged, a function that
- * loads that chapter's compiled main.ts (undefined for any other folder); and `folder`,
- * where the bundles and their code caches are.
+ * loads that chapter's compiled main.ts (undefined for any other folder), and `packages`:
+ * the SDK's bundle, by package name, with the file it was made from; and `folder`, where
+ * the bundles and their code caches are.
  */
 export async function compiled(root) {
   const files = sources(root);
@@ -177,5 +178,9 @@ export async function compiled(root) {
   });
   const chapters = new Map(snapshots.map((name) => [path.join(root, 'steps', name), () => loadBundle(path.join(dir, `chapter-${name}.cjs`))]));
   const chapter = (folder) => (chapters.has(folder) && unchanged(folder) ? chapters.get(folder) : undefined);
-  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter, folder: dir };
+  // The SDK's bundle, for a folder that is not a snapshot (load-folder.ts hands it out where
+  // that folder's require would load the file the bundle was made from).
+  let sdkEntry;
+  const sdk = { resolved: () => (sdkEntry ??= createRequire(path.join(root, 'package.json')).resolve(SDK)), load: () => loadBundle(path.join(dir, 'sdk.cjs')) };
+  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter, packages: new Map([[SDK, sdk]]), folder: dir };
 }

@@ -50,6 +50,8 @@ try {
       const load = fast.chapter(path.resolve(dir));
       return load && { how: 'compiled ahead', load };
     });
+    // An exercise or a mutant compiled on the spot gets the SDK from its bundle too.
+    globalThis[Symbol.for('subagents.packageCopies')] = fast.packages;
   } else if (nativeTypeScript) {
     await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
     // ES modules are cached by path: once a snapshot has changed on disk (`--gen` rewrites

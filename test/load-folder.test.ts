@@ -6,10 +6,11 @@
 // In order, not side by side: the tests count the files this process compiles.
 
 import { describe, it, expect, afterAll } from 'vitest';
+import { createRequire } from 'node:module';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { compiledCodeMisses, loadFolder, TSCONFIG_FOR_ESBUILD } from '../src/runner/load-folder.ts';
+import { compiledCodeMisses, loadFolder, TSCONFIG_FOR_ESBUILD, type PackageCopy } from '../src/runner/load-folder.ts';
 
 // Inside the project, so that a folder's packages resolve to its node_modules.
 mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
@@ -100,6 +101,28 @@ describe('load-folder', () => {
       'a.ts': '// a\nexport const a = 1 +;\n',
     });
     expect(await failure(dir)).toBe(`${rel(path.join(dir, 'a.ts'))}:2:21: Unexpected ";"`);
+  });
+
+  it("a package the process holds a copy of is that copy, where the folder's require would load the file it was made from", async () => {
+    const key = Symbol.for('subagents.packageCopies');
+    const saved = (globalThis as Record<symbol, unknown>)[key];
+    const copy = { made: 'here' };
+    let loads = 0;
+    const from = (resolved: string): PackageCopy => ({ resolved: () => resolved, load: () => { loads++; return copy; } });
+    try {
+      const real = createRequire(path.join(ROOT, 'package.json')).resolve('minimist');
+      (globalThis as Record<symbol, unknown>)[key] = new Map([['minimist', from(real)]]);
+      const dir = folder('package-copy', { 'main.ts': "import minimist from 'minimist';\nexport const parse = minimist;\n" });
+      expect(await loadFolder(dir)).toMatchObject({ parse: copy });
+      expect(loads).toBe(1);
+      // A copy made from another file (another install of the package) is not handed out.
+      (globalThis as Record<symbol, unknown>)[key] = new Map([['minimist', from(path.join(scratch, 'elsewhere', 'index.js'))]]);
+      const other = folder('package-copy-elsewhere', { 'main.ts': "import minimist from 'minimist';\nexport const parse = minimist;\n" });
+      expect(((await loadFolder(other)) as { parse: unknown }).parse).toBe(createRequire(path.join(ROOT, 'package.json'))('minimist'));
+      expect(loads).toBe(1);
+    } finally {
+      (globalThis as Record<symbol, unknown>)[key] = saved;
+    }
   });
 
   it('compiles TypeScript as tsconfig.json says', async () => {

@@ -8,8 +8,9 @@
 // per file, named by the file's path. A small resolver links them: a relative import is
 // the .ts file it names beside the importer ('./types.ts'; as a bundler would, also
 // './types.js' and './types'); a package goes to Node's own require, loaded once per
-// process. Only what main.ts reaches is compiled: a stray broken file in the folder does
-// not stop it loading.
+// process, unless the process already holds a compiled copy of it (packageFor below: the
+// SDK, when the runner starts from its bundles). Only what main.ts reaches is compiled: a
+// stray broken file in the folder does not stop it loading.
 //
 // Why file by file: most folders a run loads differ from one it has seen in one file only
 // (a mutant, a half-done exercise, the reference copied over a stub), and the other files'
@@ -171,7 +172,7 @@ function run(entry: string, units: Map<string, Unit | Error>): unknown {
       const target = unit.imports.get(spec);
       if (!target) {
         if (isRelative(spec)) throw new Error(`${path.relative(process.cwd(), file)}: Could not resolve "${spec}"`);
-        return fromNode!(spec);
+        return packageFor(spec, fromNode!);
       }
       if ('error' in target) throw new Error(target.error);
       return 'node' in target ? fromNode!(target.node) : load(target.ts);
@@ -181,6 +182,27 @@ function run(entry: string, units: Map<string, Unit | Error>): unknown {
     return module.exports;
   };
   return load(entry);
+}
+
+/**
+ * A package this process holds a compiled copy of, by name: the file Node's require would
+ * load for it (the copy was made from that file), and how to load the copy. steps/run.mjs
+ * sets it when it starts from the compiled bundles (steps/fast-start.mjs): the SDK's bundle,
+ * which loads as one file with a code cache instead of its few hundred, and which the
+ * chapter bundles share, so that a process holds one SDK.
+ */
+export interface PackageCopy { resolved: () => string; load: () => unknown }
+const PACKAGE_COPIES = Symbol.for('subagents.packageCopies');
+
+/** The package `spec` for a file whose Node require is `fromNode`: the process's copy if it has one made from the file Node would load, else Node's own. */
+function packageFor(spec: string, fromNode: NodeJS.Require): unknown {
+  const copy = ((globalThis as Record<symbol, unknown>)[PACKAGE_COPIES] as Map<string, PackageCopy> | null | undefined)?.get(spec);
+  if (copy) {
+    let resolved: string | undefined;
+    try { resolved = fromNode.resolve(spec); } catch { /* Node's require below says why */ }
+    if (resolved !== undefined && resolved === copy.resolved()) return copy.load();
+  }
+  return fromNode(spec);
 }
 
 /**
