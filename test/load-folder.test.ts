@@ -118,7 +118,13 @@ describe('load-folder', () => {
       // A copy made from another file (another install of the package) is not handed out.
       (globalThis as Record<symbol, unknown>)[key] = new Map([['minimist', from(path.join(scratch, 'elsewhere', 'index.js'))]]);
       const other = folder('package-copy-elsewhere', { 'main.ts': "import minimist from 'minimist';\nexport const parse = minimist;\n" });
-      expect(((await loadFolder(other)) as { parse: unknown }).parse).toBe(createRequire(path.join(ROOT, 'package.json'))('minimist'));
+      const nodes = createRequire(path.join(ROOT, 'package.json'))('minimist');
+      expect(((await loadFolder(other)) as { parse: unknown }).parse).toBe(nodes);
+      expect(loads).toBe(1);
+      // A folder that also requires a part of the package gets Node's copy for all of it.
+      (globalThis as Record<symbol, unknown>)[key] = new Map([['minimist', from(real)]]);
+      const parts = folder('package-copy-parts', { 'main.ts': "import minimist from 'minimist';\nimport pkg from 'minimist/package.json';\nexport const parse = minimist;\nexport const name = pkg.name;\n" });
+      expect(await loadFolder(parts)).toMatchObject({ parse: nodes, name: 'minimist' });
       expect(loads).toBe(1);
     } finally {
       (globalThis as Record<symbol, unknown>)[key] = saved;

@@ -241,11 +241,15 @@ export function processesIn(dir: string): number[] {
 
 /**
  * The id the system last gave a process or thread (Linux: the last field of /proc/loadavg);
- * undefined elsewhere. Ids are handed out in increasing order until they wrap around.
+ * undefined elsewhere, or when it cannot be trusted. Ids are handed out in increasing order
+ * until they wrap around.
  */
 function lastProcessId(): number | undefined {
   if (process.platform !== 'linux') return undefined;
   try {
+    // Only where the /proc in view numbers processes as this process sees them (a /proc of
+    // another PID namespace would not); /proc/loadavg counts in this process's namespace.
+    if (readlinkSync('/proc/self') !== String(process.pid)) return undefined;
     const last = Number(readFileSync('/proc/loadavg', 'utf8').trim().split(/\s+/)[4]);
     return Number.isInteger(last) && last > 0 ? last : undefined;
   } catch {

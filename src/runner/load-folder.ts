@@ -155,6 +155,7 @@ async function loadNow(dir: string): Promise<unknown> {
  * really imported fails the load (a require found in a string of the code is never run).
  */
 function run(entry: string, units: Map<string, Unit | Error>): unknown {
+  const copies = packageCopiesFor(units);
   const modules = new Map<string, { exports: unknown }>();
   const nodeRequires = new Map<string, NodeJS.Require>();
   const load = (file: string): unknown => {
@@ -172,7 +173,7 @@ function run(entry: string, units: Map<string, Unit | Error>): unknown {
       const target = unit.imports.get(spec);
       if (!target) {
         if (isRelative(spec)) throw new Error(`${path.relative(process.cwd(), file)}: Could not resolve "${spec}"`);
-        return packageFor(spec, fromNode!);
+        return packageFor(spec, fromNode!, copies);
       }
       if ('error' in target) throw new Error(target.error);
       return 'node' in target ? fromNode!(target.node) : load(target.ts);
@@ -194,9 +195,22 @@ function run(entry: string, units: Map<string, Unit | Error>): unknown {
 export interface PackageCopy { resolved: () => string; load: () => unknown }
 const PACKAGE_COPIES = Symbol.for('subagents.packageCopies');
 
-/** The package `spec` for a file whose Node require is `fromNode`: the process's copy if it has one made from the file Node would load, else Node's own. */
-function packageFor(spec: string, fromNode: NodeJS.Require): unknown {
-  const copy = ((globalThis as Record<symbol, unknown>)[PACKAGE_COPIES] as Map<string, PackageCopy> | null | undefined)?.get(spec);
+/**
+ * The package copies this load may use: the process's, less any package the folder's code
+ * also requires a part of (`@anthropic-ai/sdk/…`). That part would come from Node's own
+ * copy, and two copies of one package in one program disagree (an error class of one is
+ * not the other's).
+ */
+function packageCopiesFor(units: Map<string, Unit | Error>): Map<string, PackageCopy> {
+  const all = (globalThis as Record<symbol, unknown>)[PACKAGE_COPIES] as Map<string, PackageCopy> | null | undefined;
+  if (!all) return new Map();
+  const specs = [...units.values()].flatMap((u) => (u instanceof Error ? [] : requiredIn(u.code)));
+  return new Map([...all].filter(([name]) => !specs.some((spec) => spec.startsWith(`${name}/`))));
+}
+
+/** The package `spec` for a file whose Node require is `fromNode`: this load's copy of it if there is one, made from the file Node would load, else Node's own. */
+function packageFor(spec: string, fromNode: NodeJS.Require, copies: Map<string, PackageCopy>): unknown {
+  const copy = copies.get(spec);
   if (copy) {
     let resolved: string | undefined;
     try { resolved = fromNode.resolve(spec); } catch { /* Node's require below says why */ }
