@@ -304,41 +304,34 @@ describe('removeWorktreesOf', () => {
 });
 
 describe.runIf(linux)('stopProcessesIn', () => {
-  it("in a folder of makeTempDir's, finds the process started in it after it was made", async () => {
-    const dir = await makeTempDir('cleanup-born-');
-    const inside = spawn('sleep', ['30'], { cwd: dir });
-    try {
-      await sleep(50);
-      expect(processesIn(dir)).toEqual([inside.pid]);
-      const gone = new Promise((r) => inside.once('exit', (_c, s) => r(s)));
-      expect(stopProcessesIn(dir)).toBe(1);
-      expect(await gone).toBe('SIGKILL');
-    } finally {
-      inside.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      release(dir);
-    }
-  });
-
-  it('kills what runs inside a folder, and nothing outside it', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-unit-'));
-    mkdirSync(path.join(dir, 'deeper'));
-    const inside = spawn('sleep', ['30'], { cwd: path.join(dir, 'deeper') });
-    const outside = spawn('sleep', ['30'], { cwd: tmpdir() });
-    try {
-      await sleep(50);
-      expect(processesIn(dir)).toEqual([inside.pid]);
-      const gone = new Promise((r) => inside.once('exit', (_c, s) => r(s)));
-      expect(stopProcessesIn(dir)).toBe(1);
-      expect(await gone).toBe('SIGKILL');
-      expect(outside.exitCode).toBeNull();
-      expect(outside.signalCode).toBeNull();
-    } finally {
-      inside.kill('SIGKILL');
-      outside.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  // Any folder (every process is looked at), and one of makeTempDir's (only the processes
+  // started after it was made are).
+  const folders: [string, () => Promise<string>][] = [
+    ['a folder', async () => mkdtempSync(path.join(tmpdir(), 'cleanup-unit-'))],
+    ["a folder of makeTempDir's", () => makeTempDir('cleanup-born-')],
+  ];
+  for (const [kind, make] of folders) {
+    it(`kills what runs inside ${kind}, and nothing outside it`, async () => {
+      const dir = await make();
+      mkdirSync(path.join(dir, 'deeper'));
+      const inside = spawn('sleep', ['30'], { cwd: path.join(dir, 'deeper') });
+      const outside = spawn('sleep', ['30'], { cwd: tmpdir() });
+      try {
+        await sleep(50);
+        expect(processesIn(dir)).toEqual([inside.pid]);
+        const gone = new Promise((r) => inside.once('exit', (_c, s) => r(s)));
+        expect(stopProcessesIn(dir)).toBe(1);
+        expect(await gone).toBe('SIGKILL');
+        expect(outside.exitCode).toBeNull();
+        expect(outside.signalCode).toBeNull();
+      } finally {
+        inside.kill('SIGKILL');
+        outside.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        release(dir);
+      }
+    });
+  }
 });
 
 afterAll(() => { rmSync(scratch, { recursive: true, force: true }); rmSync(away, { recursive: true, force: true }); });
