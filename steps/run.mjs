@@ -17,6 +17,7 @@
 
 import path from 'node:path';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -39,6 +40,18 @@ let runner = () => import('../src/runner/cli.ts');
 const setSnapshotLoader = (loader) => { globalThis[Symbol.for('subagents.loadSnapshot')] = loader; };
 const isSnapshot = (dir) => path.dirname(path.resolve(dir)) === path.join(root, 'steps') && existsSync(path.join(dir, 'main.ts'));
 
+// Without the bundles, the runner has the SDK as an ES module, and a folder compiled on the
+// spot (an exercise, a mutant; CommonJS) is handed that same copy instead of loading the
+// package a second time, as CommonJS (about 0.2 s). It is handed out as a compiled module's
+// exports are (`__esModule`), where that folder's require would load this same install.
+const shareWithFoldersCompiledOnTheSpot = (sdk) => {
+  const name = '@anthropic-ai/sdk';
+  let entry;
+  const resolved = () => (entry ??= createRequire(path.join(root, 'package.json')).resolve(name));
+  const exports = Object.freeze(Object.defineProperty({ ...sdk }, '__esModule', { value: true }));
+  globalThis[Symbol.for('subagents.packageCopies')] = new Map([[name, { resolved, load: () => exports }]]);
+};
+
 try {
   // SUBAGENTS_NO_BUNDLE=1 skips the bundles: the way to check that the fallback still works.
   const fast = process.env.SUBAGENTS_NO_BUNDLE
@@ -53,7 +66,8 @@ try {
     // An exercise or a mutant compiled on the spot gets the SDK from its bundle too.
     globalThis[Symbol.for('subagents.packageCopies')] = fast.packages;
   } else if (nativeTypeScript) {
-    await import('@anthropic-ai/sdk');   // fails early, with the hint below, if npm install was skipped
+    // Fails early, with the hint below, if npm install was skipped.
+    shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
     // ES modules are cached by path: once a snapshot has changed on disk (`--gen` rewrites
     // them), importing it again would run the old code, so the runner compiles it afresh.
     const firstSeen = new Map();
@@ -65,7 +79,8 @@ try {
       return { how: 'native import', load: () => import(pathToFileURL(path.join(dir, 'main.ts')).href) };
     });
   } else {
-    await import('@anthropic-ai/sdk');   // natively first, so its modules skip the loader
+    // Natively first, so that its modules skip the loader.
+    shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
     const { register } = await import('tsx/esm/api');
     register();
   }
