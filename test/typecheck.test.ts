@@ -33,7 +33,7 @@ it("--check's compiler options are tsconfig.json's: a snapshot clean here is cle
     const name = COMPILER_OPTIONS[i]!.replace(/^--/, '');
     const value = COMPILER_OPTIONS[i + 1];
     if (value === undefined || value.startsWith('--')) { fromFlags[name] = true; continue; }
-    fromFlags[name] = name === 'types' ? value.split(',') : value;
+    fromFlags[name] = name === 'types' || name === 'lib' ? value.split(',') : value;
     i++;
   }
   expect(fromFlags).toEqual(project);

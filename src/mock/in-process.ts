@@ -43,7 +43,7 @@ const wellFormed = (text: string): boolean => (text as string & { isWellFormed?(
  * the same string, so encoding and decoding a large body would only cost time. Not so for a
  * string with a lone surrogate (the wire carries U+FFFD instead): that one goes as bytes.
  */
-async function bodyOf(body: BodyInit | null | undefined): Promise<Buffer | string> {
+async function bodyOf(body: RequestInit['body']): Promise<Buffer | string> {
   if (body === undefined || body === null) return Buffer.alloc(0);
   if (typeof body === 'string') return wellFormed(body) ? body : Buffer.from(body);
   return Buffer.from(await new Response(body).arrayBuffer());

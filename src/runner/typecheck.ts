@@ -24,7 +24,7 @@ export interface TypeError { file: string; line: number; column: number; message
  * take a -p. The same options, so that a snapshot the project's type check passes is clean
  * in an exercise folder too (test/typecheck.test.ts holds the two lists together).
  */
-export const COMPILER_OPTIONS = ['--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict',
+export const COMPILER_OPTIONS = ['--target', 'ES2022', '--lib', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict',
   '--allowImportingTsExtensions', '--erasableSyntaxOnly', '--verbatimModuleSyntax', '--resolveJsonModule',
   '--skipLibCheck', '--noFallthroughCasesInSwitch', '--types', 'node'];
 
