@@ -120,7 +120,7 @@ describe('a chapter broken on purpose flips its row', () => {
   it("dropping the agent tool from fork children: chapter 12's tools row goes from same to different", async () => {
     const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'fork.tools')!;
     expect(before.same).toBe(true);
-    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-agent-tool'), (dir) => seriesTraces({ chapters: [12], codeDir: () => dir }));
+    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-agent-tool'), (dir) => seriesTraces({ chapters: [12], cases: ['fork'], codeDir: () => dir }));
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'fork.tools')!;
     expect(after.series.value).toBe('a different set, agent tool removed');
     expect(after.same).toBe(false);
@@ -147,13 +147,13 @@ describe('a chapter broken on purpose flips its row', () => {
   });
 
   it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {
-    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-turn-text'), (dir) => seriesTraces({ chapters: [12], codeDir: () => dir }));
+    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-turn-text'), (dir) => seriesTraces({ chapters: [12], cases: ['fork'], codeDir: () => dir }));
     const layout = value(extractFacts(mutant), 'fork.layout');
     expect(layout).toBe('history as sent · assistant: every tool_use, text dropped · user: a placeholder for every call, then the directive');
   });
 
   it('giving each child its own placeholder bytes: the placeholder row says so', async () => {
-    const mutant = await withMutant(ROOT, findMutation('fork-placeholder-differs'), (dir) => seriesTraces({ chapters: [12], codeDir: () => dir }));
+    const mutant = await withMutant(ROOT, findMutation('fork-placeholder-differs'), (dir) => seriesTraces({ chapters: [12], cases: ['fork'], codeDir: () => dir }));
     expect(value(extractFacts(mutant), 'fork.placeholder')).toMatch(new RegExp(`^"${FORK_PLACEHOLDER_RESULT} \\(.+\\)"$`));
   });
 });

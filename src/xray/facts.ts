@@ -47,6 +47,8 @@ export interface SeriesOptions {
   root?: string;
   /** Only these chapters (the tests run one). */
   chapters?: number[];
+  /** Only the runs that make these cases (a test that reads one case's facts needs no other run). */
+  cases?: readonly XrayCase[];
   /** The code to run for a chapter; default its snapshot (a test passes a mutant's folder). */
   codeDir?: (chapter: number) => string | undefined;
   /** How a case is run: runChapter, or a cache of runs already made. */
@@ -60,6 +62,7 @@ export async function seriesTraces(o: SeriesOptions = {}): Promise<XrayTrace[]> 
   const traces: XrayTrace[] = [];
   for (const entry of SERIES_RUNS) {
     if (o.chapters && !o.chapters.includes(entry.chapter)) continue;
+    if (o.cases && !entry.cases.some((c) => o.cases!.includes(c))) continue;
     const chapter = findChapter(entry.chapter);
     if (!chapter || !casesOf(chapter, root).includes(entry.scenario)) continue;
     const scenario = await loadScenarioFile(scenarioFile(chapter, entry.scenario, root));
