@@ -90,8 +90,8 @@ export function writeTree(base: string, files: Record<string, string> | undefine
 }
 
 /**
- * Lay out a scenario under a temp folder for a run outside the test harness (--live,
- * --repl): `work/` with its files (a git repository holding them as its first commit when
+ * Lay out a scenario under a temp folder, for a scripted run and for --live and --repl:
+ * `work/` with its files (a git repository holding them as its first commit when
  * the scenario says `"git": true`) and `home/` with its home files.
  */
 export async function layOutScenario(temp: string, scenario: Scenario): Promise<{ work: string; home: string; cwd: string }> {
@@ -158,9 +158,6 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
 
 async function runIn(tempDir: string, opts: RunOptions, started: number): Promise<RunResult> {
   const workspace = path.join(tempDir, 'work');
-  const home = path.join(tempDir, 'home');
-  mkdirSync(workspace);
-  mkdirSync(home);
   let output = '';
   const mock = await startMock({ scenario: opts.scenario, latencyScale: opts.latencyScale, logFile: opts.logFile, countAs: countedAsScripted(tempDir) });
   // The agent's requests to the mock are answered in this process unless the run asks for
@@ -188,10 +185,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     return answer(next.allow);
   };
   try {
-    writeTree(workspace, opts.scenario.files);
-    writeTree(home, opts.scenario.home_files);
-    if (opts.scenario.git) await makeRepository(workspace);
-    const cwd = agentCwd(workspace, opts.scenario);
+    const { home, cwd } = await layOutScenario(tempDir, opts.scenario);
     const { module: chapter, how } = await loadChapterModule(opts.codeDir);
     loadedAs = how;
     await chapter.runSession(opts.scenario.prompts, {
