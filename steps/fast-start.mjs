@@ -178,9 +178,17 @@ export async function compiled(root) {
   });
   const chapters = new Map(snapshots.map((name) => [path.join(root, 'steps', name), () => loadBundle(path.join(dir, `chapter-${name}.cjs`))]));
   const chapter = (folder) => (chapters.has(folder) && unchanged(folder) ? chapters.get(folder) : undefined);
-  // The SDK's bundle, for a folder that is not a snapshot (load-folder.ts hands it out where
-  // that folder's require would load the file the bundle was made from).
-  let sdkEntry;
-  const sdk = { resolved: () => (sdkEntry ??= createRequire(path.join(root, 'package.json')).resolve(SDK)), load: () => loadBundle(path.join(dir, 'sdk.cjs')) };
-  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter, packages: new Map([[SDK, sdk]]), folder: dir };
+  // The SDK's bundle, for a folder that is not a snapshot.
+  return { cli: () => loadBundle(path.join(dir, 'cli.cjs')), chapter, packages: sdkCopy(root, () => loadBundle(path.join(dir, 'sdk.cjs'))), folder: dir };
+}
+
+/**
+ * The process's copy of the SDK, for src/runner/load-folder.ts to hand to a folder compiled
+ * on the spot where that folder's require would load the same install (the file the
+ * project's own require resolves): `load` gives the copy's exports.
+ */
+export function sdkCopy(root, load) {
+  let entry;
+  const resolved = () => (entry ??= createRequire(path.join(root, 'package.json')).resolve(SDK));
+  return new Map([[SDK, { resolved, load }]]);
 }

@@ -17,7 +17,6 @@
 
 import path from 'node:path';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -44,12 +43,10 @@ const isSnapshot = (dir) => path.dirname(path.resolve(dir)) === path.join(root, 
 // spot (an exercise, a mutant; CommonJS) is handed that same copy instead of loading the
 // package a second time, as CommonJS (about 0.2 s). It is handed out as a compiled module's
 // exports are (`__esModule`), where that folder's require would load this same install.
-const shareWithFoldersCompiledOnTheSpot = (sdk) => {
-  const name = '@anthropic-ai/sdk';
-  let entry;
-  const resolved = () => (entry ??= createRequire(path.join(root, 'package.json')).resolve(name));
+const shareWithFoldersCompiledOnTheSpot = async (sdk) => {
+  const { sdkCopy } = await import('./fast-start.mjs');
   const exports = Object.freeze(Object.defineProperty({ ...sdk }, '__esModule', { value: true }));
-  globalThis[Symbol.for('subagents.packageCopies')] = new Map([[name, { resolved, load: () => exports }]]);
+  globalThis[Symbol.for('subagents.packageCopies')] = sdkCopy(root, () => exports);
 };
 
 try {
@@ -67,7 +64,7 @@ try {
     globalThis[Symbol.for('subagents.packageCopies')] = fast.packages;
   } else if (nativeTypeScript) {
     // Fails early, with the hint below, if npm install was skipped.
-    shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
+    await shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
     // ES modules are cached by path: once a snapshot has changed on disk (`--gen` rewrites
     // them), importing it again would run the old code, so the runner compiles it afresh.
     const firstSeen = new Map();
@@ -80,7 +77,7 @@ try {
     });
   } else {
     // Natively first, so that its modules skip the loader.
-    shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
+    await shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
     const { register } = await import('tsx/esm/api');
     register();
   }
