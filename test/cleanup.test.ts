@@ -189,10 +189,16 @@ describe('--live, interrupted (the mock stands in for the API)', () => {
 });
 
 describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exit 2', () => {
-  it('one that does not exist', async () => {
-    const r = await runIsolated(['1'], undefined, { TMPDIR: '/no/such/folder' });
+  // From the bundles, and from the TypeScript through tsx (the fallback on Node 20), whose
+  // disk cache would otherwise make the folder before the runner could refuse it.
+  it.each([['from the bundles', {}], ['through the fallback loader', { SUBAGENTS_NO_BUNDLE: '1' }]])('one that does not exist (%s)', async (_, how) => {
+    const gone = mkdtempSync(path.join(tmpdir(), 'cleanup-missing-'));
+    rmSync(gone, { recursive: true });
+    const missing = path.join(gone, 'no', 'such', 'folder');
+    const r = await runIsolated(['1'], undefined, { TMPDIR: missing, ...how });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('TMPDIR=/no/such/folder: no such folder (temporary workspaces are made there)\n');
+    expect(r.stderr).toBe(`TMPDIR=${missing}: no such folder (temporary workspaces are made there)\n`);
+    expect(existsSync(gone)).toBe(false);
   }, 30_000);
 
   // The check itself is the same for any TMPDIR: this one asks main() in this process (the
