@@ -29,6 +29,18 @@ export const COMPILER_OPTIONS = ['--target', 'ES2022', '--lib', 'ES2022', '--mod
   '--skipLibCheck', '--noFallthroughCasesInSwitch', '--types', 'node'];
 
 /**
+ * The compiler's environment: the native compiler is a Go program, and a check is over in
+ * well under a second, so its garbage collector only costs time. Without it (GOGC=off),
+ * measured here: a folder's check takes about 0.22 s of CPU instead of 0.29 s, the project's
+ * 1.0 s instead of 1.3 s, for at most a tenth more memory (91 MB and 232 MB at their peak).
+ * GOMEMLIMIT brings the collector back should a check ever grow past 1 GiB. A GOGC or
+ * GOMEMLIMIT of the user's own is kept.
+ */
+export function compilerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, GOGC: env.GOGC ?? 'off', GOMEMLIMIT: env.GOMEMLIMIT ?? '1GiB' };
+}
+
+/**
  * How to start the project's compiler: [program, ...arguments before the compiler's own].
  * TypeScript 7's `bin/tsc` is a small node script that finds the native compiler in a
  * package for this platform and, on Node 20, waits beside it. Started directly, a check
@@ -72,7 +84,7 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
   const { output, code } = await new Promise<{ output: string; code: number | null }>((resolve, reject) => {
     // Its own process group (the compiler may be the script and the native program it
     // starts), stopped with the run if the run is interrupted (cleanup.ts).
-    const child = spawn(program!, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(program!, args, { cwd: root, env: compilerEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     trackChild(child);
     let text = '';
     child.stdout.on('data', (d) => { text += String(d); });
