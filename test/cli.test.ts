@@ -4,12 +4,12 @@
 // path, the fallback without it, colours off on a pipe).
 
 import { describe, it, expect, afterEach } from 'vitest';
-import { writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
+import { ROOT, snapshotDir, loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { findChapter } from '../src/chapters.ts';
+import { WRITTEN_CHAPTERS, findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
 
@@ -107,6 +107,10 @@ describe('good input', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('Usage: node steps/run.mjs');
+    // --no-latency names the chapters whose demo waits on purpose: every one, and only those.
+    const waiting = WRITTEN_CHAPTERS.filter((ch) => /"latency_ms":\s*[1-9]/.test(readFileSync(scenarioFile(ch, 'demo'), 'utf8'))).map((ch) => ch.n);
+    const named = /\(chapters ([\d, and]+) wait on purpose/.exec(help.out)?.[1]?.split(/, | and /).map(Number);
+    expect(named).toEqual(waiting);
     const list = await run(['--list']);
     expect(list.code).toBe(0);
     expect(list.out).toMatch(/11\s+Sub-agents: fork-return/);

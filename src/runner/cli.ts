@@ -78,7 +78,7 @@ happened, and check the scenario's expectations.
   --json               print a machine-readable report instead of the transcript
   --keep               keep the temporary workspace and print its path
   --no-latency         answer at once: skip the scenario's scripted model latency
-                       (chapters 12 and 13 wait on purpose, to show work overlapping)
+                       (chapters 12, 13, 15 and 16 wait on purpose, to show work overlapping)
   --model ID           model id (default: the chapter's DEFAULT_MODEL)
 
 Try it yourself:
