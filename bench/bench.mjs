@@ -70,7 +70,20 @@ const { CHAPTERS_WRITTEN } = await (async () => {
 })();
 const chapters = args._.length ? args._.map(Number) : CHAPTERS_WRITTEN;
 
-console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)\n`);
+/**
+ * Seconds a fixed loop of 3·10⁸ additions takes in a fresh node: the machine's speed at the
+ * time. A shared machine's speed drifts, by half or more within minutes, so figures from two
+ * benches compare only when their markers are close.
+ */
+function speedMarker() {
+  const started = performance.now();
+  spawnSync(process.execPath, ['-e', 'let s = 0; for (let i = 0; i < 3e8; i++) s += i;']);
+  return ((performance.now() - started) / 1000).toFixed(2);
+}
+const markerBefore = speedMarker();
+
+console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)`);
+console.log(`machine speed marker: ${markerBefore} s (a fixed 3·10⁸-step loop in node; lower is faster)\n`);
 console.log('command                             median     min   peak RSS');
 const preload = ['--import', path.join(root, 'bench/rss-on-exit.mjs')];
 /** Does chapter n's demo script model latency (chapters that show work overlapping)? */
@@ -160,14 +173,16 @@ function childCpu() {
 }
 
 if (args.suite) {
-  // Everything a run keeps lies in node_modules/.cache: the compiled snapshots, the bundles of
+  // What a run keeps lies in node_modules/.cache: the compiled snapshots, the bundles of
   // other folders, the folders --check found clean, the kills of the self-check. The first run
   // starts without any of it, as on a fresh clone; the second finds it, as a contributor's
   // next run does. Then the mutation self-check, CI's step after `npm test`, both ways.
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const cache = path.join(root, 'node_modules', '.cache');
+  // vitest keeps its timings of each file in node_modules/.vite (the order files start in):
+  // a fresh clone has none of that either.
+  const kept = [path.join(root, 'node_modules', '.cache'), path.join(root, 'node_modules', '.vite')];
   const timed = (label, command, fresh) => {
-    if (fresh) rmSync(cache, { recursive: true, force: true });
+    if (fresh) for (const dir of kept) rmSync(dir, { recursive: true, force: true });
     const before = childCpu();
     const m = measure(npm, command, 1);
     const after = childCpu();
@@ -179,6 +194,7 @@ if (args.suite) {
   timed('selfcheck --cached (nothing kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], true);
   timed('selfcheck --cached (results kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
 }
+console.log(`\nmachine speed marker: ${markerBefore} s before, ${speedMarker()} s after`);
 if (args.xray) {
   // One full x-ray (every case, the real binary against the mock): it takes seconds, so once.
   const which = (name) => (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, name)).find((f) => { try { return statSync(f).isFile(); } catch { return false; } });
