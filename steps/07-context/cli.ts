@@ -4,7 +4,7 @@
 // Nothing here talks to the model or to a real terminal; bin.ts does the terminal.
 
 import minimist from 'minimist';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { OUTPUT_STYLES } from './prompt.ts';
@@ -120,6 +120,16 @@ export async function loadSession(file: string, cwd: string): Promise<SavedSessi
   const roles = Array.isArray(data.messages) && data.messages.every((m) => m?.role === 'user' || m?.role === 'assistant');
   if (!roles || typeof data.id !== 'string') throw new Error(`cannot resume: ${shown} is not a saved session (it needs an id and a messages array)`);
   return data as SavedSession;
+}
+
+/**
+ * A new session's id must be free: the first save under the id of a saved session would
+ * overwrite it, conversation and all. Throws one line saying what to do instead.
+ */
+export async function refuseSavedId(cwd: string, id: string): Promise<void> {
+  const file = sessionFile(cwd, id);
+  const saved = await access(file).then(() => true, () => false);
+  if (saved) throw new Error(`--session-id ${id}: a session is already saved under this id (${path.relative(cwd, file)}); continue it with --resume ${id}, or choose another id`);
 }
 
 /** Write the session. A temp file and a rename: a crash mid-write never leaves half a file. */

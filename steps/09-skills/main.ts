@@ -12,7 +12,7 @@ import { Session } from './session.ts';
 import { gatherPromptParts } from './prompt.ts';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { parseFlags, HELP, sessionFile, loadSession, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
+import { parseFlags, HELP, sessionFile, loadSession, refuseSavedId, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
 
 /** The model used when nobody names one. The one place it is written down. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
@@ -25,6 +25,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   try {
     flags = parseFlags(host.argv);
     if (flags.resume !== undefined) saved = await loadSession(sessionFile(host.cwd, flags.resume), host.cwd);
+    else if (flags.sessionId !== undefined) await refuseSavedId(host.cwd, flags.sessionId);
   } catch (err) {
     host.terminal.write(`✖ ${errorLine(err)}\n`);
     return;
