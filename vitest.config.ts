@@ -11,8 +11,9 @@ export default defineConfig({
     // it starts, which never leave loopback (test/no-extra-certificates.ts); the runner's
     // compiled copies, built once before the tests spawn it (test/global-setup.ts).
     globalSetup: ['./test/temp-guard.ts', './test/no-extra-certificates.ts', './test/global-setup.ts'],
-    // In each worker, chapter code loaded on the spot gets the SDK from that compiled copy too.
-    setupFiles: ['./test/sdk-bundle.ts'],
+    // In each worker, chapter code loaded on the spot gets the SDK from that compiled copy too;
+    // and a child process a test started is not left running when its file ends.
+    setupFiles: ['./test/sdk-bundle.ts', './test/stop-strays.ts'],
     // Most tests run whole chapters against the mock; on a busy 2-core machine the
     // default 5 s is too tight for the ones that run dozens of them.
     testTimeout: 60_000,

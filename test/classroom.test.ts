@@ -14,6 +14,7 @@ import path from 'node:path';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
+import { tracked } from './children.ts';
 
 /** A copy of a chapter's reference (chapter 11's unless named) inside the project (an exercise must be), with `edits` applied. */
 function halfDone(edits: [string, string, string][], chapter = '11-subagents'): string {
@@ -137,7 +138,7 @@ it.concurrent('a crash in a half-done solution fails its check with a hint too',
 describe.concurrent('--check --watch', () => {
   /** Spawns a watch; `until(text)` resolves once the output holds text. */
   function watching(dir: string, tmp: string) {
-    const child = spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1', '--check', dir, '--watch'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp } });
+    const child = tracked(spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1', '--check', dir, '--watch'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp } }), `run.mjs 1 --check ${dir} --watch`);
     let out = '';
     child.stdout.on('data', (d) => { out += String(d); });
     child.stderr.on('data', (d) => { out += String(d); });

@@ -16,6 +16,7 @@ import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
 import { runInProcess } from './cli-helpers.ts';
+import { tracked } from './children.ts';
 
 const RUN = path.join(ROOT, 'steps', 'run.mjs');
 const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
@@ -50,9 +51,9 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
   const tmp = mkdtempSync(path.join(tmpdir(), 'cleanup-test-'));
   env = { TMPDIR: tmp, ...env };
   try {
-    const child = spawn(process.execPath, [RUN, ...args], {
+    const child = tracked(spawn(process.execPath, [RUN, ...args], {
       cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
-    });
+    }), `run.mjs ${args.join(' ')}`, { group: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += String(d); });
@@ -241,7 +242,7 @@ describe('the registry', () => {
       const order: string[] = [];
       onExit(() => { order.push(existsSync(scratch) ? 'hook, scratch still there' : 'hook, too late'); });
       // A detached child with a child of its own: the whole group goes.
-      const group = spawn('sh', ['-c', 'sleep 30 & sleep 30; wait'], { detached: true, stdio: 'ignore' });
+      const group = tracked(spawn('sh', ['-c', 'sleep 30 & sleep 30; wait'], { detached: true, stdio: 'ignore' }), 'a process group of sleeps', { group: true });
       trackChild(group);
       const exited = new Promise((r) => group.once('exit', (_c, sig) => r(sig)));
       await sleep(100);

@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import { vi } from 'vitest';
 import { main } from '../src/runner/cli.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
+import { tracked } from './children.ts';
 
 export interface Ran { code: number | null; out: string; err: string }
 
@@ -18,7 +19,7 @@ export function sh(cmd: string, args: string[], o: { env?: Record<string, string
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(cmd, args, { cwd: o.cwd ?? ROOT, env });
+    const child = tracked(spawn(cmd, args, { cwd: o.cwd ?? ROOT, env }), [cmd, ...args].join(' '));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => { out += String(d); });
