@@ -208,7 +208,7 @@ describe('loadScenario', () => {
       const file = join(dir, 'demo.json');
       await writeFile(file, JSON.stringify(base()));
       expect((await loadScenario(file)).file).toBe(file);
-      await expect(loadScenario(join(dir, 'nope.json'))).rejects.toThrow(`${join(dir, 'nope.json')}: $: file not found`);
+      await expect(loadScenario(join(dir, 'nope.json'))).rejects.toThrow(`${join(dir, 'nope.json')}: file not found`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -16,8 +16,9 @@ const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\u20
 export class ScenarioError extends Error {
   readonly file: string;
   readonly path: string;
+  /** `path`: where in the JSON ("$" is the whole document); "" when the file itself is the problem. */
   constructor(file: string, path: string, what: string) {
-    super(oneLine(`${file}: ${path}: ${what}`));
+    super(oneLine(path === '' ? `${file}: ${what}` : `${file}: ${path}: ${what}`));
     this.name = 'ScenarioError';
     this.file = file;
     this.path = path;
@@ -429,7 +430,7 @@ export async function loadScenario(file: string): Promise<Scenario> {
     bytes = readFileSync(file);   // synchronous: a tenth of the CPU of a promise-based read, and scenarios are small
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ScenarioError(file, '$', code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'a folder, not a file' : `cannot read the file (${code ?? String(e)})`);
+    throw new ScenarioError(file, '', code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'a folder, not a file' : `cannot read the file (${code ?? String(e)})`);
   }
   return parseScenario(decodeUtf8(bytes, file), file);
 }
