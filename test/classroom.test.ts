@@ -131,6 +131,12 @@ it.concurrent('a crash in a half-done solution fails its check with a hint too',
     const r = await runInProcess(['1', '--check', dir]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('the agent crashed: oops');
+    // Where, in the TypeScript as the learner wrote it (the compiled code has other lines:
+    // comments and type-only imports compile to nothing).
+    const file = path.join(dir, 'main.ts');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const line = lines.findIndex((l) => l.includes('throw new Error("oops")'));
+    expect(r.out).toContain(`\n  at ${path.relative(process.cwd(), file)}:${line + 1}:${lines[line]!.indexOf('new Error') + 1}\n`);
     expect(r.out).toMatch(/\n {2}hint: \S/);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });

@@ -71,6 +71,8 @@ export interface ScenarioVerdict {
   /** The TODO the run ran into, if a stub was reached. */
   stub: string | null;
   crash: string | null;
+  /** Where in the folder's code it crashed ("exercises/ch1/agent.ts:19:7"), when that is known. */
+  crash_at: string | null;
   failures: string[];
   expectations: { name: string; ok: boolean; detail: string; hint: string | null }[];
   /** What to look at first: the stub's hint, or the first failing expectation's. */
@@ -113,7 +115,7 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
     const hint = result.ok ? undefined : stubHint ?? failing?.hint ?? (chapterHints || undefined);
     verdicts.push({
       case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
-      stub: stub ?? null, crash: result.crash ?? null, failures: result.failures,
+      stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
       expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
       hint: hint ?? null,
     });
@@ -153,6 +155,7 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       print(`  ${c.bold('still a stub:')} TODO(${v.stub})`);
     } else if (v.crash) {
       print(`  ${c.bold('the agent crashed:')} ${v.crash}`);
+      if (v.crash_at) print(`  ${c.dim(`at ${v.crash_at}`)}`);
     } else if (v.failures.length > 0) {
       print(`  ${c.bold('the mock could not answer:')} ${v.failures[0]}`);
     } else if (failing) {

@@ -27,7 +27,7 @@
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { SourceMap, createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { onExit } from './cleanup.ts';
@@ -65,7 +65,7 @@ interface Loaded { exports: unknown; seen: Map<string, string | null>; salt: str
 const loaded = new Map<string, Loaded>();
 const loading = new Map<string, Promise<unknown>>();
 const codeByKey = new Map<string, Promise<string>>();
-const scriptByFile = new Map<string, { key: string; script: vm.Script }>();
+const scriptByFile = new Map<string, { key: string; script: vm.Script; code: string; map?: SourceMap }>();
 let misses = 0;
 let stopping: (() => void) | undefined;
 
@@ -219,6 +219,9 @@ function packageFor(spec: string, fromNode: NodeJS.Require, copies: Map<string, 
   return fromNode(spec);
 }
 
+/** What a compiled file's code is wrapped in, on its first line, to run as a CommonJS module. */
+const WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
+
 /**
  * The script for a compiled file, named by the file's real path: stack traces show it.
  * Kept while the file's code stays the same (the folder loads again after another of its
@@ -228,9 +231,41 @@ function packageFor(spec: string, fromNode: NodeJS.Require, copies: Map<string, 
 function scriptFor(unit: Unit): vm.Script {
   const kept = scriptByFile.get(unit.file);
   if (kept?.key === unit.key) return kept.script;
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${unit.code}\n})`, { filename: unit.file });
-  scriptByFile.set(unit.file, { key: unit.key, script });
+  const script = new vm.Script(`${WRAPPER}${unit.code}\n})`, { filename: unit.file });
+  scriptByFile.set(unit.file, { key: unit.key, script, code: unit.code });
   return script;
+}
+
+/**
+ * Where `err` was thrown in code loaded here: the first frame of its stack that lies in one
+ * of the compiled files, as the TypeScript file's line and column ("exercises/ch1/agent.ts:19:7",
+ * from the current folder, as type errors are shown). undefined when no frame lies in one.
+ * The stack has the compiled code's lines and columns: Node 20 does not read a vm script's
+ * source map, so the map esbuild wrote into the code is read here.
+ */
+export function placeInLoadedCode(err: unknown): string | undefined {
+  const stack = (err as { stack?: unknown } | null)?.stack;
+  if (typeof stack !== 'string') return undefined;
+  for (const frame of stack.matchAll(/([^\s()]+\.ts):(\d+):(\d+)\)?$/gm)) {
+    const file = frame[1]!;
+    const kept = scriptByFile.get(file);
+    if (!kept) continue;
+    const line = Number(frame[2]) - 1;
+    const column = Number(frame[3]) - 1 - (line === 0 ? WRAPPER.length : 0);
+    const shown = path.relative(process.cwd(), file);
+    const map = kept.map ??= inlineMapOf(kept.code);
+    const entry = map?.findEntry(line, column) as { originalLine?: number; originalColumn?: number } | undefined;
+    if (entry?.originalLine === undefined || entry.originalColumn === undefined) return shown;
+    return `${shown}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+  }
+  return undefined;
+}
+
+/** The source map esbuild appends to the code it emits (sourcemap: 'inline'); undefined without one. */
+function inlineMapOf(code: string): SourceMap | undefined {
+  const data = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code)?.[1];
+  if (data === undefined) return undefined;
+  return new SourceMap(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as SourceMap['payload']);
 }
 
 /**

@@ -9,7 +9,7 @@ import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { makeRepository } from './git-repo.ts';
-import { loadFolder } from './load-folder.ts';
+import { loadFolder, placeInLoadedCode } from './load-folder.ts';
 import { answerInProcess } from './wire.ts';
 import type { AskedQuestion } from './transcript.ts';
 
@@ -37,6 +37,7 @@ export interface RunResult {
   events: MockEvent[];
   failures: string[];          // scenario problems reported by the mock
   crash?: string;              // the agent threw: a one-line reason
+  crashAt?: string;            // where, when it threw in a folder compiled on the spot: "dir/agent.ts:19:7"
   terminal: string;            // everything the agent printed
   expectations: ExpectationResult[];
   ok: boolean;
@@ -164,6 +165,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   // the socket (wire.ts); either way the mock sees, answers and logs the same.
   const unroute = opts.overHttp ? () => {} : answerInProcess(mock);
   let crash: string | undefined;
+  let crashAt: string | undefined;
   let loadedAs: string | undefined;
   // Permission prompts (chapter 6 on) are answered from the scenario's `answers`, in order.
   // A prompt for another tool, or one with no answer left, is a scenario failure, and so is
@@ -203,6 +205,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     });
   } catch (err) {
     crash = oneLine(err);
+    crashAt = placeInLoadedCode(err);
   } finally {
     unroute();
     await mock.close();
@@ -212,10 +215,10 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   // The mock answers a request the scenario cannot answer (a call to a tool the request does
   // not offer, a track out of turns) with a 400 quoting the problem, and the agent stops on
   // it: that is the scenario problem said twice, not a crash of the agent's own.
-  if (crash !== undefined && failures.some((f) => crash!.includes(`[mock] ${f}`))) crash = undefined;
+  if (crash !== undefined && failures.some((f) => crash!.includes(`[mock] ${f}`))) crash = crashAt = undefined;
   const expectations = await checkExpectations(opts.scenario, { events: mock.events, terminal: output, workspace });
   const ok = !crash && failures.length === 0 && expectations.every((e) => e.ok);
-  return { events: mock.events, failures, crash, terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs, asked };
+  return { events: mock.events, failures, crash, ...(crashAt !== undefined && { crashAt }), terminal: output, expectations, ok, tempDir, workspace, ms: performance.now() - started, loadedAs, asked };
 }
 
 /** One line for an error: for an API error, its status, type and the API's own message. */
