@@ -10,7 +10,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../src/runner/scenarios.ts';
 import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-'));

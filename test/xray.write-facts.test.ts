@@ -5,12 +5,11 @@
 // reproduce the committed file byte for byte is in xray.pinned.test.ts.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { factsFilePath, factsFileText, pinnedVersion, readFactsFile, writeFactsFile, type FactsFile } from '../src/xray/facts-file.ts';
-import { findClaude } from '../src/xray/drive.ts';
+import { factsFilePath, factsFileText, readFactsFile, writeFactsFile, type FactsFile } from '../src/xray/facts-file.ts';
 import { runXray } from '../src/xray/cli.ts';
 import type { Fact } from '../src/xray/analyse.ts';
 
