@@ -3,21 +3,29 @@
 
 import type { Reporter, TestModule } from 'vitest/node';
 
+/** The closing line for these test files. A file that failed outside its tests (it did not
+ *  load, or a beforeAll or afterAll of it threw) counts as one failure more, even though
+ *  its tests were only skipped: otherwise a run where nothing ran would say "0 failed". */
+export function summaryLine(testModules: ReadonlyArray<TestModule>): string {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const module of testModules) {
+    let failedHere = 0;
+    for (const test of module.children.allTests()) {
+      const state = test.result().state;
+      if (state === 'passed') passed++;
+      else if (state === 'failed') failedHere++;
+      else skipped++;
+    }
+    failed += failedHere;
+    if (module.state() === 'failed' && failedHere === 0) failed++;
+  }
+  return `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+}
+
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    let passed = 0;
-    let failed = 0;
-    let skipped = 0;
-    for (const module of testModules) {
-      for (const test of module.children.allTests()) {
-        const state = test.result().state;
-        if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
-        else skipped++;
-      }
-      // A file that failed to load has no tests to count but is a failure all the same.
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
-    }
-    console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+    console.log(`\n${summaryLine(testModules)}`);
   }
 }
