@@ -135,6 +135,9 @@ describe.concurrent('flags that do not go together: one line, exit 2, nothing dr
     [['11', '--diff', '--live'], 'give one of --live, --diff, not several'],
     [['11', '--watch'], '--watch does not go with a demo run (see --help)'],
     [['11', '12'], 'one chapter at a time (got 11 12)'],
+    [['--list', 'extra'], '--list takes no chapter or other word (got "extra")'],
+    [['11', '--selfcheck'], '--selfcheck takes no chapter or other word (got "11")'],
+    [['--gen', '12', '13'], '--gen takes no chapter or other word (got "12 13")'],
   ];
   for (const [argv, line] of cases) {
     it(argv.join(' '), async () => {

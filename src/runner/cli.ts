@@ -193,6 +193,10 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     if (flag in args && (typeof args[flag] !== 'string' || args[flag] === '')) throw new UsageError(`--${flag} needs a value`);
   }
   const command = commandOf(args);
+  // These three are about the whole series: a chapter or a word after them would be dropped.
+  if ((command === 'gen' || command === 'selfcheck' || command === 'list') && args._.length > 0) {
+    throw new UsageError(`--${command} takes no chapter or other word (got "${args._.join(' ')}")`);
+  }
   if (command === 'gen') {
     const { runGen } = await import('../tooling/gen-cli.ts');
     const { docTranscript, docVerdicts } = await import('./doc-transcript.ts');
