@@ -143,6 +143,18 @@ describe('good input', () => {
     rmSync(kept!, { recursive: true, force: true });
   });
 
+  it('--keep --json: the report says where, the only place it can', async () => {
+    const r = await run(['1', '--keep', '--json']);
+    const report = JSON.parse(r.out) as { ok: boolean; workspace_kept_at?: string };
+    expect(report.ok).toBe(true);
+    try {
+      expect(existsSync(path.join(report.workspace_kept_at!, 'work', 'greeting.txt'))).toBe(true);
+    } finally {
+      if (report.workspace_kept_at) rmSync(report.workspace_kept_at, { recursive: true, force: true });
+    }
+    expect(JSON.parse((await run(['1', '--json'])).out)).not.toHaveProperty('workspace_kept_at');
+  });
+
   it('--json reports requests, tool calls, usage per agent and expectations', async () => {
     const r = await run(['11', '--json']);
     const report = JSON.parse(r.out);

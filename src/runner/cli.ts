@@ -254,7 +254,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, model: args.model, keep: args.keep, latencyScale: args.latency ? 1 : 0 });
     if (!result.ok) failed++;
     verdicts.push(`${result.ok ? c.green('✔') : c.red('✖')} ${path.basename(scenario.file, '.json').padEnd(14)} ${scenario.title}`);
-    if (args.json) reports.push(jsonReport(chapter, scenario, result));
+    if (args.json) reports.push(jsonReport(chapter, scenario, result, args.keep));
     else printRun(chapter, scenario, result, c, { trace: args.trace, keep: args.keep });
     if (!args.json && scenarios.length > 1) console.log('');
   }
@@ -352,7 +352,8 @@ function latencyOf(scenario: Scenario, r: RunResult): { scripted_ms: number; wai
   return { scripted_ms: scripted, waited_ms: waited };
 }
 
-function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown {
+/** A run as --json reports it; with --keep, also where its workspace was kept (the transcript says so in a line). */
+function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult, keep: boolean): unknown {
   const usage: Record<string, Record<string, number>> = {};
   const toolCalls: { track: string | null; name: string; input: unknown }[] = [];
   for (const e of r.events) {
@@ -374,6 +375,7 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult): unknown
       messages: (e.body.messages as unknown[] | undefined)?.length ?? 0, breakpoints: e.breakpoints,
     }),
     tool_calls: toolCalls, usage_by_track: usage, latency: latencyOf(scenario, r), ms: Math.round(r.ms), code_loaded: r.loadedAs ?? null,
+    ...(keep ? { workspace_kept_at: r.tempDir } : {}),
   };
 }
 
