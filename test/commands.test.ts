@@ -373,6 +373,23 @@ describe.concurrent('npm run mock', () => {
     } finally { await mock.close(); }
   });
 
+  it('a --log it could not write: one line, exit 2, before it serves (in this process)', async () => {
+    const demo = 'scenarios/11-subagents/demo.json';
+    const missing = path.join(ROOT, 'no-such-folder', 'events.jsonl');
+    for (const [log, line] of [
+      [missing, `--log ${missing}: no such folder ${path.dirname(missing)}`],
+      ['docs', '--log docs: a folder, not a file'],
+      ['package.json/events.jsonl', `--log package.json/events.jsonl: ${path.join(ROOT, 'package.json')} is not a folder`],
+    ]) {
+      const r = await runInProcess(['mock', demo, '--log', log!]);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(line);
+      expect(r.out).toBe('');
+    }
+    expect((await runInProcess(['mock', demo, '--log'])).err.trim()).toBe('--log needs a value');
+    expect(existsSync(path.dirname(missing))).toBe(false);
+  });
+
   it('on a busy port: one line, exit 2', async () => {
     const busy = createNetServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));

@@ -4,6 +4,7 @@
 // command line hands `mock` over to it, so it starts as quickly as a chapter does.
 
 import chalk from 'chalk';
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import minimist from 'minimist';
 import { loadScenario, ScenarioError, startMock } from './index.ts';
@@ -60,6 +61,28 @@ export function formatEvent(ev: MockEvent): string {
 }
 
 /**
+ * Why the mock could not append its log to `file`, before it starts: otherwise the first
+ * request would fail with the error instead of an answer. Nothing is made here; undefined
+ * when the file can be written (or made).
+ */
+function whyNotWritable(file: string): string | undefined {
+  const dir = path.dirname(path.resolve(file));
+  try {
+    if (!statSync(dir).isDirectory()) return `${dir} is not a folder`;
+  } catch {
+    return `no such folder ${dir}`;
+  }
+  try {
+    if (statSync(file).isDirectory()) return 'a folder, not a file';
+    accessSync(file, constants.W_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return 'cannot be written';
+    try { accessSync(dir, constants.W_OK); } catch { return `cannot make a file in ${dir}`; }
+  }
+  return undefined;
+}
+
+/**
  * Serves the scenario until the process is stopped. `onStop` registers what to do then:
  * close the mock and list the failures it saw (the runner's exit handlers run it on
  * Ctrl-C, then end the process). Resolves only for a usage error or --help: 2 or 0.
@@ -76,6 +99,13 @@ export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) 
     port = Number(args.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       console.error(`--port: expected a port number, got "${args.port}"`);
+      return 2;
+    }
+  }
+  if (args.log !== undefined) {
+    const problem = args.log === '' ? 'needs a value' : whyNotWritable(args.log);
+    if (problem) {
+      console.error(`--log${args.log === '' ? '' : ` ${args.log}:`} ${problem}`);
       return 2;
     }
   }
