@@ -11,12 +11,17 @@
 // of the suite's wall time. The runs count their temp folder as /tmp whatever it really is
 // (run-chapter.ts, countedAsScripted), so nothing they print changes.
 //
+// Ctrl-C (or a SIGTERM) ends vitest through process.exit(), and the end-of-run check never
+// runs: the run's temp folder, which is memory where it is in /dev/shm, goes on the way out
+// all the same (sweepOnExit), with the scratch folders its tests made in the project.
+//
 // What it is not: a test of cleanup itself (cleanup.test.ts interrupts runs on purpose and
 // looks in a TMPDIR of its own).
 
 import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Room the run's temp folder needs at the most, with a wide margin (a container's /dev/shm may be 64 MB). */
 const ROOM = 1024 ** 3;
@@ -51,6 +56,35 @@ function readMounts(): { dir: string; type: string; options: string[] }[] {
   }
 }
 
+/**
+ * The scratch folders tests make inside the project, where a chapter's code finds
+ * node_modules: ROOT/.tmp-* (a test's own), and ROOT/.tmp/KIND/NAME (a mutant, an exercise
+ * under test). git ignores both.
+ */
+export function projectScratch(root: string): string[] {
+  const list = (dir: string) => { try { return readdirSync(dir); } catch { return []; } };
+  const scratch = path.join(root, '.tmp');
+  return [
+    ...list(root).filter((name) => name.startsWith('.tmp-')).map((name) => path.join(root, name)),
+    ...list(scratch).flatMap((kind) => list(path.join(scratch, kind)).map((name) => path.join(scratch, kind, name))),
+  ];
+}
+
+/**
+ * What to remove should the run end before its end-of-run check: its temp folder, and the
+ * project's scratch folders made since it began (those there before are another run's).
+ * Synchronous, as a process 'exit' listener must be. Tests still running in a worker that
+ * is being stopped may write meanwhile: a removal is retried, and one that still fails is
+ * left.
+ */
+export function sweepOnExit(temp: string, root: string, before: ReadonlySet<string>): () => void {
+  return () => {
+    for (const dir of [temp, ...projectScratch(root).filter((p) => !before.has(p))]) {
+      try { rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 }); } catch { /* left: see above */ }
+    }
+  };
+}
+
 export default function giveTheRunItsOwnTemp(): () => void {
   const before = process.env.TMPDIR;
   const temp = mkdtempSync(path.join(tempBase(), 'subagents-tests-'));
@@ -63,7 +97,11 @@ export default function giveTheRunItsOwnTemp(): () => void {
     symlinkSync(path.join(tmpdir(), tsxCache), path.join(temp, tsxCache), 'dir');
   } catch { /* no link: tsx then makes its cache afresh inside, and it goes with the folder */ }
   process.env.TMPDIR = temp;
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const sweep = sweepOnExit(temp, root, new Set(projectScratch(root)));
+  process.once('exit', sweep);
   return () => {
+    process.off('exit', sweep);
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
     const left = readdirSync(temp).filter((name) => name !== tsxCache);
