@@ -72,7 +72,7 @@ export function projectScratch(root: string): string[] {
 
 /**
  * What to remove should the run end before its end-of-run check: its temp folder, and the
- * project's scratch folders made since it began (those there before are another run's).
+ * project's scratch folders made since it began (not those already there: an earlier run's).
  * Synchronous, as a process 'exit' listener must be. Tests still running in a worker that
  * is being stopped may write meanwhile: a removal is retried, and one that still fails is
  * left.
