@@ -88,10 +88,25 @@ function whyNotWritable(file: string): string | undefined {
  * Ctrl-C, then end the process). Resolves only for a usage error or --help: 2 or 0.
  */
 export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) => void): Promise<number> {
-  const args = minimist(argv, { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
+  let unknown: string | undefined;
+  const args = minimist(argv, {
+    string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' },
+    unknown: (arg) => {
+      if (arg.startsWith('-') && unknown === undefined) unknown = arg;
+      return !arg.startsWith('-');
+    },
+  });
+  if (unknown !== undefined) {
+    console.error(`unknown option ${unknown} (see mock --help)`);
+    return 2;
+  }
   if (args.help || args._.length === 0) {
     console.log(HELP);
     return args.help ? 0 : 2;
+  }
+  if (args._.length > 1) {
+    console.error(`one scenario at a time (got ${args._.join(' ')})`);
+    return 2;
   }
   const file = String(args._[0]);
   let port: number | undefined;
