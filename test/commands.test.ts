@@ -95,6 +95,24 @@ describe('--live names why a request got no answer', () => {
       server.close();
     }
   });
+
+  it("given the API's origin, a failed request to anywhere else in the process is not the run's", async () => {
+    const refuse = (status: number) => serve((_q, res) => { res.statusCode = status; res.setHeader('content-type', 'application/json'); res.end('{"error":{"type":"invalid_request_error","message":"no"}}'); });
+    const api = await refuse(400);
+    const other = await refuse(500);
+    const watch = watchFetch(new URL(api.url).origin);
+    try {
+      await fetch(`${other.url}/v1/messages`, { method: 'POST', body: '{}' });
+      expect(watch.failures()).toEqual([]);
+      await fetch(`${api.url}/v1/messages`, { method: 'POST', body: '{}' });
+      await fetch(`${other.url}/v1/messages`, { method: 'POST', body: '{}' });
+      expect(watch.failures()).toEqual([{ url: `${api.url}/v1/messages`, cause: '400 invalid_request_error no' }]);
+    } finally {
+      watch.restore();
+      api.server.close();
+      other.server.close();
+    }
+  });
 });
 
 describe.concurrent('--live with a question of your own, the mock standing in for the API', () => {
@@ -388,6 +406,20 @@ describe.concurrent('npm run mock', () => {
     }
     expect((await runInProcess(['mock', demo, '--log'])).err.trim()).toBe('--log needs a value');
     expect(existsSync(path.dirname(missing))).toBe(false);
+  });
+
+  it('an option it does not know, or a second scenario: one line, exit 2, before it serves (in this process)', async () => {
+    const demo = 'scenarios/11-subagents/demo.json';
+    for (const [argv, line] of [
+      [[demo, '--bogus'], 'unknown option --bogus (see mock --help)'],
+      [[demo, '--port=0', '-x'], 'unknown option -x (see mock --help)'],
+      [[demo, 'scenarios/01-agent-loop/demo.json'], `one scenario at a time (got ${demo} scenarios/01-agent-loop/demo.json)`],
+    ] as const) {
+      const r = await runInProcess(['mock', ...argv]);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(line);
+      expect(r.out).toBe('');
+    }
   });
 
   it('on a busy port: one line, exit 2', async () => {

@@ -25,12 +25,15 @@ interface WireFailure { url: string; cause: string }
  * Watches the network while a live run lasts (wire.ts: the SDK picks up the global fetch
  * when the agent builds its client). The SDK retries a failed request itself, marking each
  * retry with `x-stainless-retry-count`; a request counts as failed only when its last
- * attempt failed.
+ * attempt failed. Given the API's origin, only requests to it count: the watch is on the
+ * whole process's fetch, and a request of something else there (another test's, in the
+ * test suite) is not the run's. Without one (the SDK's default address), every request counts.
  */
-export function watchFetch(): { failures(): WireFailure[]; restore(): void } {
+export function watchFetch(apiOrigin?: string): { failures(): WireFailure[]; restore(): void } {
   const attempts: { failure?: WireFailure }[] = [];
   const restore = watchNetwork((next) => async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (apiOrigin !== undefined && URL.parse(url)?.origin !== apiOrigin) return next(input, init);
     const retry = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? '0');
     if (retry === 0 || attempts.length === 0) attempts.push({});
     const attempt = attempts.at(-1)!;
@@ -105,7 +108,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
   }
   const baseURL = process.env.ANTHROPIC_BASE_URL || undefined;
   const temp = await makeTempDir('subagents-live-');   // removed at exit, even on Ctrl-C
-  const wire = watchFetch();
+  const wire = watchFetch(baseURL && URL.parse(baseURL)?.origin);
   let failed: string | undefined;
   try {
     const { home, cwd } = await layOutScenario(temp, o.scenario);
