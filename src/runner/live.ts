@@ -16,7 +16,7 @@ import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
-import { watchNetwork } from './wire.ts';
+import { originOf, watchNetwork } from './wire.ts';
 
 /** One request as the wire saw it: the URL, and how it ended when it did not end well. */
 interface WireFailure { url: string; cause: string }
@@ -33,7 +33,7 @@ export function watchFetch(apiOrigin?: string): { failures(): WireFailure[]; res
   const attempts: { failure?: WireFailure }[] = [];
   const restore = watchNetwork((next) => async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (apiOrigin !== undefined && URL.parse(url)?.origin !== apiOrigin) return next(input, init);
+    if (apiOrigin !== undefined && originOf(input) !== apiOrigin) return next(input, init);
     const retry = Number(new Headers(init?.headers).get('x-stainless-retry-count') ?? '0');
     if (retry === 0 || attempts.length === 0) attempts.push({});
     const attempt = attempts.at(-1)!;
@@ -108,7 +108,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
   }
   const baseURL = process.env.ANTHROPIC_BASE_URL || undefined;
   const temp = await makeTempDir('subagents-live-');   // removed at exit, even on Ctrl-C
-  const wire = watchFetch(baseURL && URL.parse(baseURL)?.origin);
+  const wire = watchFetch(baseURL && originOf(baseURL));
   let failed: string | undefined;
   try {
     const { home, cwd } = await layOutScenario(temp, o.scenario);

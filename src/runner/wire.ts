@@ -22,7 +22,8 @@ const network = globalThis.fetch;
 const routes = new Map<string, typeof fetch>();   // a mock's origin → its in-process fetch
 const watches: FetchWatch[] = [];
 
-function originOf(input: string | URL | Request): string | undefined {
+/** The origin (scheme, host, port) a fetch goes to; undefined when `input` is not a URL. */
+export function originOf(input: string | URL | Request): string | undefined {
   try {
     return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
   } catch {
