@@ -6,7 +6,7 @@
 import chalk from 'chalk';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import minimist from 'minimist';
+import { parseCommandLine } from '../command-line.ts';
 import { loadScenario, ScenarioError, startMock } from './index.ts';
 import { curlExample } from './example.ts';
 import type { MockEvent } from './types.ts';
@@ -88,14 +88,7 @@ function whyNotWritable(file: string): string | undefined {
  * Ctrl-C, then end the process). Resolves only for a usage error or --help: 2 or 0.
  */
 export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) => void): Promise<number> {
-  let unknown: string | undefined;
-  const args = minimist(argv, {
-    string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' },
-    unknown: (arg) => {
-      if (arg.startsWith('-') && unknown === undefined) unknown = arg;
-      return !arg.startsWith('-');
-    },
-  });
+  const { args, unknown } = parseCommandLine(argv, { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
   if (unknown !== undefined) {
     console.error(`unknown option ${unknown} (see mock --help)`);
     return 2;

@@ -2,7 +2,8 @@
 // scenario, run it, print the transcript and the verdict. Exit codes: 0 all good,
 // 1 an expectation or check failed, 2 bad input (unknown chapter, bad flag, bad file).
 
-import minimist from 'minimist';
+import type minimist from 'minimist';
+import { parseCommandLine } from '../command-line.ts';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { CHAPTERS, findChapter, chapterDir, type Chapter } from '../chapters.ts';
@@ -176,16 +177,11 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     const { runMock } = await import('../mock/cli.ts');
     return runMock(argv.slice(1), (stop) => { onExit(stop); });
   }
-  let unknown: string | undefined;
-  const args = minimist(argv, {
+  const { args, unknown } = parseCommandLine(argv, {
     boolean: BOOLEAN_FLAGS,
     string: [...STRING_FLAGS, ...OPTIONAL_DIR_FLAGS],
     alias: { h: 'help' },
     default: { latency: true },   // --no-latency turns it off
-    unknown: (arg) => {
-      if (arg.startsWith('-') && unknown === undefined) unknown = arg;
-      return !arg.startsWith('-');
-    },
   });
   if (unknown !== undefined) throw new UsageError(`unknown option ${unknown} (see --help)`);
   if (args.help) { console.log(HELP); return 0; }

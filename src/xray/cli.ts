@@ -7,7 +7,7 @@
 // script, a timeout, a scenario failure), 2 bad input, no binary, or facts not written.
 // It does NOT extract facts itself.
 
-import minimist from 'minimist';
+import { parseCommandLine } from '../command-line.ts';
 import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installHint, pinnedVersion, type DriveResult } from './drive.ts';
@@ -79,15 +79,10 @@ export async function runXray(argv: string[], io: XrayIo = defaultIo()): Promise
 }
 
 async function xray(argv: string[], io: XrayIo): Promise<number> {
-  let unknown: string | undefined;
-  const args = minimist(argv, {
+  const { args, unknown } = parseCommandLine(argv, {
     boolean: ['json', 'keep', 'check', 'full', 'help', 'write-facts'],
     string: ['claude'],
     alias: { h: 'help' },
-    unknown: (a) => {
-      if (a.startsWith('-') && unknown === undefined) unknown = a;
-      return !a.startsWith('-');
-    },
   });
   if (unknown !== undefined) throw new UsageError(`unknown option ${unknown} (see xray --help)`);
   if (args.help) { io.out(XRAY_HELP); return 0; }
