@@ -7,11 +7,11 @@
 // of its chapter, 168 of them: as long as the rest of the suite put together.
 
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MUTATIONS } from '../src/tooling/mutations.ts';
-import { applyMutation, harnessDigest, mutantFiles, runSelfcheck, verdictKey, type MutationOutcome } from '../src/tooling/selfcheck.ts';
+import { applyMutation, harnessDigest, mutantFiles, runSelfcheck, verdictKey, withMutant, type MutationOutcome } from '../src/tooling/selfcheck.ts';
 import { loadAgentSources } from '../src/tooling/generate.ts';
 import { findChapter } from '../src/chapters.ts';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
@@ -32,6 +32,27 @@ describe('the mutation catalogue', () => {
   it('ids are unique', () => {
     const ids = MUTATIONS.map((m) => m.id);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+});
+
+describe("a mutant's scratch folder", () => {
+  // In a made-up project: the real one's .tmp is shared with the other test files' mutants.
+  it('is .tmp/mutants/ID-PID while in use; afterwards it is gone, and so are the folders that held only it', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'mutant-scratch-'));
+    try {
+      const m = MUTATIONS[0]!;
+      const seen = await withMutant(root, m, async (dir) => ({ dir, files: readdirSync(dir) }), sources);
+      expect(seen.dir).toBe(path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`));
+      expect(seen.files).toContain('main.ts');
+      expect(readdirSync(root)).toEqual([]);
+      // Another process's mutant beside it keeps the holder.
+      mkdirSync(path.join(root, '.tmp', 'mutants', 'other-1'), { recursive: true });
+      await withMutant(root, m, async () => undefined, sources);
+      expect(readdirSync(path.join(root, '.tmp', 'mutants'))).toEqual(['other-1']);
+      expect(existsSync(path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -3,10 +3,11 @@
 // (nor where there is too little room: that one is read from the machine's own /dev/shm).
 
 import { it, expect } from 'vitest';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { projectScratch, sweepOnExit, tempBase } from './temp-guard.ts';
+import { projectScratch, scratchBefore, scratchLeftBehind, sweepOnExit, tempBase } from './temp-guard.ts';
 
 const shm = (type: string, options: string[]) => [{ dir: '/', type: 'ext4', options: ['rw'] }, { dir: '/dev/shm', type, options }];
 
@@ -28,16 +29,24 @@ it('without TMPDIR: /dev/shm when it is a tmpfs programs may run from, else the 
   expect(tempBase({}, shm('tmpfs', ['rw', 'nosuid']))).toBe(usable ? '/dev/shm' : tmpdir());
 });
 
-it('a run that ends early (Ctrl-C) removes its temp folder and the scratch folders made since it began, and no other', () => {
+/** A made-up project in a temp folder, for the sweeps: `made(...parts)` makes a folder there with a file in it. */
+function withProject(test: (root: string, temp: string, made: (...parts: string[]) => void) => void): void {
   const base = mkdtempSync(path.join(tmpdir(), 'sweep-'));
   try {
     const root = path.join(base, 'project');
-    const temp = path.join(base, 'subagents-tests-x');
     const made = (...parts: string[]) => { mkdirSync(path.join(root, ...parts), { recursive: true }); writeFileSync(path.join(root, ...parts, 'f'), 'x'); };
+    test(root, path.join(base, 'subagents-tests-x'), made);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+it('a run that ends early (Ctrl-C) removes its temp folder and the scratch folders made since it began, and no other', () => {
+  withProject((root, temp, made) => {
     made('.tmp-earlier');
     made('.tmp', 'mutants', 'earlier-1');
     made('src');
-    const sweep = sweepOnExit(temp, root, new Set(projectScratch(root)));
+    const sweep = sweepOnExit(temp, root, scratchBefore(root));
     mkdirSync(path.join(temp, 'subagents-run-1', 'work'), { recursive: true });
     made('.tmp-cli-1');
     made('.tmp', 'mutants', 'now-2');
@@ -46,7 +55,31 @@ it('a run that ends early (Ctrl-C) removes its temp folder and the scratch folde
     expect(existsSync(temp)).toBe(false);
     expect(projectScratch(root).map((p) => path.relative(root, p)).sort()).toEqual(['.tmp-earlier', path.join('.tmp', 'mutants', 'earlier-1')]);
     expect(existsSync(path.join(root, 'src', 'f'))).toBe(true);
-  } finally {
-    rmSync(base, { recursive: true, force: true });
-  }
+    // The holder the run made goes with what it held; the one that was there stays.
+    expect(readdirSync(path.join(root, '.tmp'))).toEqual(['mutants']);
+  });
+});
+
+it('at the end of a run, the scratch folders its tests left are named and removed, with the holders it made for them', () => {
+  withProject((root, _temp, made) => {
+    made('.tmp-earlier');
+    const before = scratchBefore(root);
+    made('.tmp-cli-1');
+    made('.tmp', 'exercise-tests', '01-agent-loop');
+    made('.tmp', 'fast-start-ab12cd', 'src');   // a test's own folder in .tmp: named as one
+    mkdirSync(path.join(root, '.tmp', 'half-done'));
+    expect(scratchLeftBehind(root, before).sort()).toEqual(['.tmp-cli-1', path.join('.tmp', 'exercise-tests', '01-agent-loop'), path.join('.tmp', 'fast-start-ab12cd')]);
+    expect(readdirSync(root)).toEqual(['.tmp-earlier']);
+  });
+});
+
+it("a scratch folder named for a process still running is that process's, and is left alone", () => {
+  withProject((root, _temp, made) => {
+    const before = scratchBefore(root);
+    const other = spawnSync(process.execPath, ['-e', 'console.log(process.ppid)']);   // a pid that has ended
+    made('.tmp', 'mutants', `chapter-1-mutant-${process.ppid}`);   // vitest's own process, running
+    made('.tmp', 'mutants', `chapter-1-mutant-${other.pid}`);
+    expect(scratchLeftBehind(root, before)).toEqual([path.join('.tmp', 'mutants', `chapter-1-mutant-${other.pid}`)]);
+    expect(readdirSync(path.join(root, '.tmp', 'mutants'))).toEqual([`chapter-1-mutant-${process.ppid}`]);
+  });
 });

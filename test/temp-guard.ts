@@ -11,6 +11,10 @@
 // of the suite's wall time. The runs count their temp folder as /tmp whatever it really is
 // (run-chapter.ts, countedAsScripted), so nothing they print changes.
 //
+// The scratch folders tests make inside the project (.tmp-*, .tmp/KIND/NAME) are held to the
+// same rule: one still there at the end fails the suite by name, and the folders that only
+// hold them (.tmp, .tmp/KIND) go when the run made them and they are empty again.
+//
 // Ctrl-C (or a SIGTERM) ends vitest through process.exit(), and the end-of-run check never
 // runs: the run's temp folder, which is memory where it is in /dev/shm, goes on the way out
 // all the same (sweepOnExit), with the scratch folders its tests made in the project.
@@ -18,7 +22,7 @@
 // What it is not: a test of cleanup itself (cleanup.test.ts interrupts runs on purpose and
 // looks in a TMPDIR of its own).
 
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, statfsSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,22 +61,51 @@ function readMounts(): { dir: string; type: string; options: string[] }[] {
 }
 
 /**
+ * The folders in ROOT/.tmp that hold scratch folders of one kind, a folder each: mutants and
+ * half-done shortcuts (src/tooling/selfcheck.ts), and the exercises under test
+ * (test/half-done.test.ts, test/exercises.test.ts). Anything else in .tmp is one scratch
+ * folder itself (a test's mkdtemp).
+ */
+const SCRATCH_KINDS = ['exercise-tests', 'half-done', 'mutants', 'shortcuts'];
+
+const entries = (dir: string) => { try { return readdirSync(dir); } catch { return []; } };
+
+/**
  * The scratch folders tests make inside the project, where a chapter's code finds
- * node_modules: ROOT/.tmp-* (a test's own), and ROOT/.tmp/KIND/NAME (a mutant, an exercise
- * under test). git ignores both.
+ * node_modules: ROOT/.tmp-* and ROOT/.tmp/NAME (a test's own), and ROOT/.tmp/KIND/NAME (a
+ * mutant, an exercise under test). git ignores all of them.
  */
 export function projectScratch(root: string): string[] {
-  const list = (dir: string) => { try { return readdirSync(dir); } catch { return []; } };
   const scratch = path.join(root, '.tmp');
   return [
-    ...list(root).filter((name) => name.startsWith('.tmp-')).map((name) => path.join(root, name)),
-    ...list(scratch).flatMap((kind) => list(path.join(scratch, kind)).map((name) => path.join(scratch, kind, name))),
+    ...entries(root).filter((name) => name.startsWith('.tmp-')).map((name) => path.join(root, name)),
+    ...entries(scratch).flatMap((name) => (SCRATCH_KINDS.includes(name) ? entries(path.join(scratch, name)).map((inner) => path.join(scratch, name, inner)) : [path.join(scratch, name)])),
   ];
+}
+
+/** The folders that only hold scratch folders, as they are now: ROOT/.tmp and each ROOT/.tmp/KIND. */
+export function scratchHolders(root: string): string[] {
+  const scratch = path.join(root, '.tmp');
+  if (!existsSync(scratch)) return [];
+  return [scratch, ...entries(scratch).filter((name) => SCRATCH_KINDS.includes(name)).map((name) => path.join(scratch, name))];
+}
+
+/** What the project's scratch looks like before the run: its scratch folders and their holders. */
+export function scratchBefore(root: string): ReadonlySet<string> {
+  return new Set([...projectScratch(root), ...scratchHolders(root)]);
+}
+
+/** Remove the holders the run made (not in `before`) that are empty now, deepest first. */
+function removeEmptyHolders(root: string, before: ReadonlySet<string>): void {
+  for (const dir of scratchHolders(root).filter((d) => !before.has(d)).reverse()) {
+    try { rmdirSync(dir); } catch { /* not empty (something else's, or another process is using it), or gone */ }
+  }
 }
 
 /**
  * What to remove should the run end before its end-of-run check: its temp folder, and the
- * project's scratch folders made since it began (not those already there: an earlier run's).
+ * project's scratch folders made since it began (not those already there: an earlier run's),
+ * with the holders it made for them. `before` is scratchBefore(root) when the run began.
  * Synchronous, as a process 'exit' listener must be. Tests still running in a worker that
  * is being stopped may write meanwhile: a removal is retried, and one that still fails is
  * left.
@@ -82,7 +115,27 @@ export function sweepOnExit(temp: string, root: string, before: ReadonlySet<stri
     for (const dir of [temp, ...projectScratch(root).filter((p) => !before.has(p))]) {
       try { rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 }); } catch { /* left: see above */ }
     }
+    removeEmptyHolders(root, before);
   };
+}
+
+/** A process other than this one that is still running (signal 0 only asks). */
+function running(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid === process.pid) return false;
+  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
+}
+
+/**
+ * At the end of a run: the scratch folders its tests left in the project (made since it
+ * began), removed, by their path from the root. A .tmp/KIND/NAME-PID whose process is still
+ * running is another process's (`npm run selfcheck` in the same project, say): left alone.
+ */
+export function scratchLeftBehind(root: string, before: ReadonlySet<string>): string[] {
+  const owner = (p: string) => Number(SCRATCH_KINDS.some((kind) => path.dirname(p) === path.join(root, '.tmp', kind)) ? /-(\d+)$/.exec(p)?.[1] : undefined);
+  const left = projectScratch(root).filter((p) => !before.has(p) && !running(owner(p)));
+  for (const dir of left) rmSync(dir, { recursive: true, force: true });
+  removeEmptyHolders(root, before);
+  return left.map((p) => path.relative(root, p));
 }
 
 export default function giveTheRunItsOwnTemp(): () => void {
@@ -98,7 +151,8 @@ export default function giveTheRunItsOwnTemp(): () => void {
   } catch { /* no link: tsx then makes its cache afresh inside, and it goes with the folder */ }
   process.env.TMPDIR = temp;
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const sweep = sweepOnExit(temp, root, new Set(projectScratch(root)));
+  const scratch = scratchBefore(root);
+  const sweep = sweepOnExit(temp, root, scratch);
   process.once('exit', sweep);
   return () => {
     process.off('exit', sweep);
@@ -106,9 +160,10 @@ export default function giveTheRunItsOwnTemp(): () => void {
     else process.env.TMPDIR = before;
     const left = readdirSync(temp).filter((name) => name !== tsxCache);
     rmSync(temp, { recursive: true, force: true });   // the link goes, not what it leads to
-    if (left.length === 0) return;
+    const leftInProject = scratchLeftBehind(root, scratch);
     // vitest reports an error thrown here but still exits 0: the exit code is set by hand.
-    console.error(`✖ the tests left ${left.length} thing(s) in their temp folder: ${left.slice(0, 10).join(', ')}`);
-    process.exitCode = 1;
+    if (left.length > 0) console.error(`✖ the tests left ${left.length} thing(s) in their temp folder: ${left.slice(0, 10).join(', ')}`);
+    if (leftInProject.length > 0) console.error(`✖ the tests left ${leftInProject.length} scratch folder(s) in the project: ${leftInProject.slice(0, 10).join(', ')}`);
+    if (left.length + leftInProject.length > 0) process.exitCode = 1;
   };
 }

@@ -17,7 +17,7 @@
 
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findChapter } from '../chapters.ts';
 import { parseMarked } from './markers.ts';
@@ -58,7 +58,8 @@ export function mutantFiles(sources: readonly AgentSource[], m: Mutation): Map<s
 /**
  * Write `files` into a scratch folder of the project (.tmp/NAME-PID: the folder name carries
  * the process id, so two processes, a test run and `npm run gen` say, never share one), hand
- * the folder to `use`, and remove it afterwards, also when the process is interrupted.
+ * the folder to `use`, and remove it afterwards, also when the process is interrupted. The
+ * folders that held it (.tmp/KIND, .tmp) go too once nothing else is in them.
  */
 async function withScratch<T>(root: string, name: string, files: ReadonlyMap<string, string>, use: (codeDir: string) => Promise<T>): Promise<T> {
   const dir = path.join(root, '.tmp', `${name}-${process.pid}`);
@@ -71,6 +72,8 @@ async function withScratch<T>(root: string, name: string, files: ReadonlyMap<str
   } finally {
     await rm(dir, { recursive: true, force: true });
     forget();
+    // rmdir removes only an empty folder: one another scratch folder is in stays.
+    for (let up = path.dirname(dir); up !== root && up !== path.dirname(up); up = path.dirname(up)) await rmdir(up).catch(() => undefined);
   }
 }
 
