@@ -12,6 +12,9 @@
 // the node version, this file's own text and every source file's path, size and
 // modification time: an edit simply builds a fresh copy, so the build runs after every one.
 //
+// The chapters' bundles have their source maps beside them, for the one moment they are
+// needed: the agent crashed, and the runner says where, in the TypeScript.
+//
 // It is an optimisation, never a requirement: if building fails, run.mjs falls back to
 // running the TypeScript directly. Code that is not a snapshot (exercises, mutants) is
 // compiled on the spot by src/runner/load-folder.ts.
@@ -126,8 +129,8 @@ export async function compiled(root) {
     // Build beside the final folder, then rename: two runs building at once never see half a cache.
     const scratch = `${dir}.${process.pid}.tmp`;
     const esbuild = await import('esbuild');   // only on a miss: loading it costs time too
-    const entryPoints = { cli: path.join(root, 'src', 'runner', 'cli.ts'), sdk: createRequire(path.join(root, 'package.json')).resolve(SDK) };
-    for (const name of snapshots) entryPoints[`chapter-${name}`] = path.join(root, 'steps', name, 'main.ts');
+    const runner = { cli: path.join(root, 'src', 'runner', 'cli.ts'), sdk: createRequire(path.join(root, 'package.json')).resolve(SDK) };
+    const chapters = Object.fromEntries(snapshots.map((name) => [`chapter-${name}`, path.join(root, 'steps', name, 'main.ts')]));
     // Interrupted (Ctrl-C) while building: no half-built folder and no esbuild process is
     // left behind. esbuild's build runs in a service process that would outlive this one by
     // a moment (a zombie where nothing reaps orphans): it is stopped, and waited for, after
@@ -141,15 +144,23 @@ export async function compiled(root) {
     };
     for (const s of Object.keys(signals)) process.on(s, interrupted);
     try {
-      await esbuild.build({
-        entryPoints, outdir: scratch, bundle: true, format: 'cjs', platform: 'node', target: 'node20',
+      const options = {
+        outdir: scratch, bundle: true, format: 'cjs', platform: 'node', target: 'node20',
         outExtension: { '.js': '.cjs' }, logLevel: 'silent',
         // A CommonJS bundle has no import.meta; the code only ever asks for its own URL.
         define: { 'import.meta.url': '__bundleUrl' },
         banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
         // Anywhere but in its own entry, the SDK is left to require: loadBundle hands out sdk.cjs.
         plugins: [{ name: 'sdk-apart', setup(b) { b.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, (a) => (a.kind === 'entry-point' ? undefined : { path: SDK, external: true })); } }],
-      });
+      };
+      // The chapters' bundles get a source map beside them (FILE.cjs.map, read only when the
+      // agent crashes, to say where: src/runner/load-folder.ts, placeInLoadedCode). Built
+      // side by side with the runner's and the SDK's, which need none (a map for the SDK
+      // would make the build a third slower): together they take no longer than one build.
+      await Promise.all([
+        esbuild.build({ ...options, entryPoints: runner }),
+        esbuild.build({ ...options, entryPoints: chapters, sourcemap: 'external', sourcesContent: false }),
+      ]);
       renameSync(scratch, dir);
     } catch (err) {
       if (signalled) await new Promise(() => {});   // the handler ends the process

@@ -4,11 +4,12 @@
 // path, the fallback without it, colours off on a pipe).
 
 import { describe, it, expect, afterEach } from 'vitest';
-import { writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, snapshotDir, loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
+import { loadFolder } from '../src/runner/load-folder.ts';
 import { WRITTEN_CHAPTERS, findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
@@ -175,6 +176,35 @@ describe('good input', () => {
     const r = await run(['11', '--trace']);
     expect(r.out).toMatch(/→ request #\d+ .*tools \[read_file, .*agent\]/);
     expect(r.out).toMatch(/← usage: input \d+, cache write \d+, cache read \d+, output \d+/);
+  });
+
+  // Chapter 1's code, edited to throw: a copy, handed to the runner where it would load the
+  // snapshot (the hook steps/run.mjs sets for the compiled bundles; fast-start.test.ts maps a
+  // bundle's crash the same way). The runs of this describe are one at a time.
+  it('a crash in chapter code says where, in the transcript and in --json', async () => {
+    const copy = mkdtempSync(path.join(ROOT, '.tmp-crash-'));
+    const hook = Symbol.for('subagents.loadSnapshot');
+    const global = globalThis as Record<symbol, unknown>;
+    const before = global[hook];
+    try {
+      cpSync(snapshotDir(findChapter(1)!), copy, { recursive: true });
+      const agent = readFileSync(path.join(copy, 'agent.ts'), 'utf8').split('\n');
+      const at = agent.findIndex((l) => l.startsWith('export async function agentLoop'));
+      agent.splice(at + 1, 0, "  if (config) throw new Error('an edit that throws');");
+      writeFileSync(path.join(copy, 'agent.ts'), agent.join('\n'));
+      global[hook] = (dir: string) => (dir === snapshotDir(findChapter(1)!) ? { how: 'compiled on the spot', load: () => loadFolder(copy) } : undefined);
+      const place = `${path.relative(process.cwd(), path.join(copy, 'agent.ts'))}:${at + 2}:21`;
+      const r = await run(['1']);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain(`✖ the agent crashed: an edit that throws\n    at ${place}\n`);
+      const report = JSON.parse((await run(['1', '--json'])).out) as { crash: string; crash_at: string | null };
+      expect(report).toMatchObject({ crash: 'an edit that throws', crash_at: place });
+      global[hook] = before;
+      expect(JSON.parse((await run(['1', '--json'])).out)).toMatchObject({ crash: null, crash_at: null });
+    } finally {
+      global[hook] = before;
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('a failing expectation exits 1 (a scenario written for chapter 11, run on chapter 2)', async () => {

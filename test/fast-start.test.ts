@@ -1,16 +1,18 @@
 // steps/fast-start.mjs compiles the runner and the snapshots once and hands out the
 // compiled copies. A compiled copy must never stand in for a snapshot that changed
 // after the build: `--gen` rewrites snapshots and then renders the docs' transcripts
-// from them in the same process.
+// from them in the same process. And a crash in a compiled snapshot still says where, in
+// the TypeScript file.
 
 import { it, expect } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
+import { placeInLoadedCode } from '../src/runner/load-folder.ts';
 // @ts-expect-error: plain JavaScript, no type declarations
 import { compiled } from '../steps/fast-start.mjs';
 
-type Compiled = { cli(): unknown; chapter(folder: string): (() => { who: string }) | undefined };
+type Compiled = { cli(): unknown; chapter(folder: string): (() => { who: string; boom?: () => never }) | undefined };
 
 it('hands out a compiled snapshot only while its files are the ones it was built from', async () => {
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
@@ -21,10 +23,15 @@ it('hands out a compiled snapshot only while its files are the ones it was built
       writeFileSync(path.join(root, rel), text);
     };
     write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
-    write('steps/01-first/main.ts', "export const who: string = 'built';\n");
+    write('steps/01-first/main.ts', "export const who: string = 'built';\nexport { boom } from './boom.ts';\n");
+    write('steps/01-first/boom.ts', "// A second file of the bundle.\nexport function boom(): never {\n  throw new Error('boom');\n}\n");
     const folder = path.join(root, 'steps', '01-first');
     const fast = (await compiled(root)) as Compiled;
     expect(fast.chapter(folder)?.().who).toBe('built');
+    // The bundle's frame, read through the map built beside it: the file and line it came from.
+    let thrown: unknown;
+    try { fast.chapter(folder)!().boom!(); } catch (err) { thrown = err; }
+    expect(placeInLoadedCode(thrown)).toBe(`${path.relative(process.cwd(), path.join(folder, 'boom.ts'))}:3:9`);
     expect(fast.chapter(path.join(root, 'steps', '02-none'))).toBeUndefined();
     write('steps/01-first/main.ts', "export const who: string = 'rewritten since';\n");
     expect(fast.chapter(folder)).toBeUndefined();

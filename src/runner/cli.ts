@@ -322,7 +322,7 @@ function printRun(chapter: Chapter, scenario: Scenario, r: RunResult, c: ChalkIn
   if (reports.length > 0) console.log(['', ...reports].join('\n').trimEnd());
   console.log('');
   for (const f of r.failures) console.log(c.red(`✖ scenario problem: ${f}`));
-  if (r.crash) console.log(c.red(`✖ the agent crashed: ${r.crash}`));
+  if (r.crash) console.log(c.red(`✖ the agent crashed: ${r.crash}`) + (r.crashAt ? c.dim(`\n    at ${r.crashAt}`) : ''));
   for (const e of r.expectations) {
     console.log(e.ok ? `${c.green('✔')} ${e.name}` : `${c.red('✖')} ${e.name}\n    ${c.red(e.detail)}${e.hint ? `\n    ${c.yellow(`hint: ${e.hint}`)}` : ''}`);
   }
@@ -364,7 +364,7 @@ function jsonReport(chapter: Chapter, scenario: Scenario, r: RunResult, keep: bo
   }
   return {
     chapter: chapter.n, slug: chapterDir(chapter), scenario: scenario.file, ok: r.ok,
-    failures: r.failures, crash: r.crash ?? null,
+    failures: r.failures, crash: r.crash ?? null, crash_at: r.crashAt ?? null,
     expectations: r.expectations,
     requests: r.events.filter((e) => e.type === 'request').map((e) => e.type === 'request' && {
       seq: e.seq, path: e.path, track: e.track, turn: e.turn, model: e.model, stream: e.stream, tools: e.tool_names,

@@ -237,28 +237,43 @@ function scriptFor(unit: Unit): vm.Script {
 }
 
 /**
- * Where `err` was thrown in code loaded here: the first frame of its stack that lies in one
- * of the compiled files, as the TypeScript file's line and column ("exercises/ch1/agent.ts:19:7",
- * from the current folder, as type errors are shown). undefined when no frame lies in one.
- * The stack has the compiled code's lines and columns: Node 20 does not read a vm script's
- * source map, so the map esbuild wrote into the code is read here.
+ * Where `err` was thrown in chapter code: the first frame of its stack that lies in one of
+ * the files compiled here, or in a bundle with its source map beside it (a snapshot's, built
+ * by steps/fast-start.mjs) and maps to a file that is not a package's, as the TypeScript
+ * file's line and column ("exercises/ch1/agent.ts:19:7", from the current folder, as type
+ * errors are shown). undefined when no frame lies in one. The stack has the compiled code's
+ * lines and columns: Node 20 does not read a vm script's source map, so it is read here.
  */
 export function placeInLoadedCode(err: unknown): string | undefined {
   const stack = (err as { stack?: unknown } | null)?.stack;
   if (typeof stack !== 'string') return undefined;
-  for (const frame of stack.matchAll(/([^\s()]+\.ts):(\d+):(\d+)\)?$/gm)) {
+  for (const frame of stack.matchAll(/([^\s()]+\.(ts|cjs)):(\d+):(\d+)\)?$/gm)) {
     const file = frame[1]!;
-    const kept = scriptByFile.get(file);
-    if (!kept) continue;
-    const line = Number(frame[2]) - 1;
-    const column = Number(frame[3]) - 1 - (line === 0 ? WRAPPER.length : 0);
-    const shown = path.relative(process.cwd(), file);
-    const map = kept.map ??= inlineMapOf(kept.code);
-    const entry = map?.findEntry(line, column) as { originalLine?: number; originalColumn?: number } | undefined;
+    const kept = frame[2] === 'ts' ? scriptByFile.get(file) : undefined;
+    const map = kept ? (kept.map ??= inlineMapOf(kept.code)) : frame[2] === 'cjs' ? mapBeside(file) : undefined;
+    if (!map) continue;
+    // Both wrap the code in a function on its first line (WRAPPER here, loadBundle's the same).
+    const line = Number(frame[3]) - 1;
+    const column = Number(frame[4]) - 1 - (line === 0 ? WRAPPER.length : 0);
+    const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
+    const source = kept ? file : entry?.originalSource && path.resolve(path.dirname(file), entry.originalSource.replace(/^file:\/\//, ''));
+    if (!source || (!kept && source.split(path.sep).includes('node_modules'))) continue;
+    const shown = path.relative(process.cwd(), source);
     if (entry?.originalLine === undefined || entry.originalColumn === undefined) return shown;
     return `${shown}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
   }
   return undefined;
+}
+
+/** A bundle's source map, FILE.map beside it, read once; undefined when there is none. */
+const bundleMaps = new Map<string, SourceMap | undefined>();
+function mapBeside(file: string): SourceMap | undefined {
+  if (!bundleMaps.has(file)) {
+    let map: SourceMap | undefined;
+    try { map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as SourceMap['payload']); } catch { /* no map: no place */ }
+    bundleMaps.set(file, map);
+  }
+  return bundleMaps.get(file);
 }
 
 /** The source map esbuild appends to the code it emits (sourcemap: 'inline'); undefined without one. */
