@@ -11,9 +11,9 @@
 // of the suite's wall time. The runs count their temp folder as /tmp whatever it really is
 // (run-chapter.ts, countedAsScripted), so nothing they print changes.
 //
-// The scratch folders tests make inside the project (.tmp-*, .tmp/KIND/NAME) are held to the
-// same rule: one still there at the end fails the suite by name, and the folders that only
-// hold them (.tmp, .tmp/KIND) go when the run made them and they are empty again.
+// The scratch folders tests make inside the project (.tmp-*, .tmp/NAME, .tmp/KIND/NAME) are
+// held to the same rule: one still there at the end fails the suite by name, and the folders
+// that only hold them (.tmp, .tmp/KIND) go when the run made them and they are empty again.
 //
 // Ctrl-C (or a SIGTERM) ends vitest through process.exit(), and the end-of-run check never
 // runs: the run's temp folder, which is memory where it is in /dev/shm, goes on the way out

@@ -256,7 +256,7 @@ export function placeInLoadedCode(err: unknown): string | undefined {
     const line = Number(frame[3]) - 1;
     const column = Number(frame[4]) - 1 - (line === 0 ? WRAPPER.length : 0);
     const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number; originalColumn?: number } | undefined;
-    const source = kept ? file : entry?.originalSource && path.resolve(path.dirname(file), entry.originalSource.replace(/^file:\/\//, ''));
+    const source = kept ? file : entry?.originalSource && path.resolve(path.dirname(file), entry.originalSource);
     if (!source || (!kept && source.split(path.sep).includes('node_modules'))) continue;
     const shown = path.relative(process.cwd(), source);
     if (entry?.originalLine === undefined || entry.originalColumn === undefined) return shown;
