@@ -12,6 +12,8 @@
 //   (also: one chapter's --check as a command, and --watch from a save to its verdict)
 //   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
 //                                 or `claude` on PATH); skipped when there is none, or with --no-xray
+//   npm run bench -- --by-file    only the suite, once, and where its CPU goes: each test file's
+//                                 own, and that of the processes it started (Linux)
 
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,9 +23,9 @@ import { fileURLToPath } from 'node:url';
 import minimist from 'minimist';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help', 'xray'], string: ['claude'], default: { suite: true, xray: true, runs: 7 } });
+const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help', 'xray', 'by-file'], string: ['claude'], default: { suite: true, xray: true, runs: 7 } });
 if (args.help) {
-  console.log('Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]');
+  console.log('Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]\n       npm run bench -- --by-file');
   process.exit(0);
 }
 const runs = Number(args.runs);
@@ -81,6 +83,10 @@ function speedMarker() {
   return ((performance.now() - started) / 1000).toFixed(2);
 }
 const markerBefore = speedMarker();
+if (args['by-file']) {
+  byFile();
+  process.exit(0);
+}
 
 console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)`);
 console.log(`machine speed marker: ${markerBefore} s (a fixed 3·10⁸-step loop in node; lower is faster)\n`);
@@ -170,6 +176,39 @@ function childCpu() {
     const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
     return (Number(fields[13]) + Number(fields[14])) / ticks;   // cutime, cstime
   } catch { return undefined; }
+}
+
+/**
+ * The suite once, as a contributor's next run finds it (what earlier runs kept, kept), with
+ * bench/cpu-by-file.mjs timing each test file: a table of the files by CPU, their own (the
+ * worker's) and their children's, then what no file accounts for (vitest itself, the
+ * workers' start-up and module loading, the global setup). Children are counted once they
+ * are waited for: a process a file started and left running counts for nobody.
+ */
+function byFile() {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-by-file-'));
+  const log = path.join(scratch, 'cpu.jsonl');
+  try {
+    const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+    const before = childCpu();
+    const started = performance.now();
+    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/by-file.config.mjs'], {
+      cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, BENCH_CLK_TCK: String(ticks), NO_COLOR: '1' }, encoding: 'utf8',
+    });
+    const wall = (performance.now() - started) / 1000;
+    const total = childCpu() - before;
+    if (r.status !== 0) throw new Error(`the suite failed (exit ${r.status}):\n${r.stdout.split('\n').slice(-20).join('\n')}${r.stderr}`);
+    const files = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((a, b) => b.self + b.children - (a.self + a.children));
+    const sum = (key) => files.reduce((n, f) => n + f[key], 0);
+    const s = (x) => x.toFixed(2).padStart(6);
+    console.log('test file                                  own CPU  children   wall (s)');
+    for (const f of files) console.log(`${path.relative(root, f.file).padEnd(40)} ${s(f.self)}    ${s(f.children)}   ${s(f.wall)}`);
+    console.log(`${'all files'.padEnd(40)} ${s(sum('self'))}    ${s(sum('children'))}`);
+    console.log(`\nnpm test once: ${wall.toFixed(1)} s, ${total.toFixed(1)} s CPU in all; ${(total - sum('self') - sum('children')).toFixed(1)} s of it in no file (vitest, worker start-up, module loading, the global setup)`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  console.log(`\nmachine speed marker: ${markerBefore} s before, ${speedMarker()} s after`);
 }
 
 if (args.suite) {
