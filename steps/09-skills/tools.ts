@@ -88,10 +88,12 @@ export const listFilesTool: Tool = {
     const root = inWorkspace(config, input.path ?? '.');
     const entries = await readdir(root, { recursive: true, withFileTypes: true });
     const files = entries
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
       // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
       // project's files: in a repository it would be most of the listing, every object and ref.
-      .filter((e) => e.isFile() && !path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).includes('.git'))
-      .map((e) => path.relative(config.cwd, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+      .filter((file) => !path.relative(root, file).split(path.sep).includes('.git'))
+      .map((file) => path.relative(config.cwd, file).split(path.sep).join('/'));
     return files.sort().join('\n') || '(no files)';
   },
 };
