@@ -157,10 +157,13 @@ export async function compiled(root) {
       // agent crashes, to say where: src/runner/load-folder.ts, placeInLoadedCode). Built
       // side by side with the runner's and the SDK's, which need none (a map for the SDK
       // would make the build a third slower): together they take no longer than one build.
-      await Promise.all([
+      // Both are waited for, failed or not, before anything removes the folder they write in.
+      const builds = await Promise.allSettled([
         esbuild.build({ ...options, entryPoints: runner }),
         esbuild.build({ ...options, entryPoints: chapters, sourcemap: 'external', sourcesContent: false }),
       ]);
+      const failed = builds.find((b) => b.status === 'rejected');
+      if (failed) throw failed.reason;
       renameSync(scratch, dir);
     } catch (err) {
       if (signalled) await new Promise(() => {});   // the handler ends the process
