@@ -4,7 +4,7 @@
 //
 // Running the catalogue, every mutation against its chapter's scenarios, is a step of its
 // own: `npm run selfcheck` (CI runs it after `npm test`, .ci/run). Each mutant is a full run
-// of its chapter, 168 of them: as long as the rest of the suite put together.
+// of its chapter, one for each entry of the catalogue: as long as the rest of the suite put together.
 
 import { describe, it, expect } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
