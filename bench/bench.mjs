@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import minimist from 'minimist';
+import { processCpu } from './process-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help', 'xray', 'by-file'], string: ['claude'], default: { suite: true, xray: true, runs: 7 } });
@@ -171,11 +172,7 @@ function failingScenario(n, dir) {
 
 /** CPU seconds (user + system) of the children this process has waited for: Linux only. */
 function childCpu() {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-    return (Number(fields[13]) + Number(fields[14])) / ticks;   // cutime, cstime
-  } catch { return undefined; }
+  return processCpu()?.children;
 }
 
 /**
@@ -189,11 +186,10 @@ function byFile() {
   const scratch = mkdtempSync(path.join(tmpdir(), 'bench-by-file-'));
   const log = path.join(scratch, 'cpu.jsonl');
   try {
-    const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
     const before = childCpu();
     const started = performance.now();
     const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/by-file.config.mjs'], {
-      cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, BENCH_CLK_TCK: String(ticks), NO_COLOR: '1' }, encoding: 'utf8',
+      cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, NO_COLOR: '1' }, encoding: 'utf8',
     });
     const wall = (performance.now() - started) / 1000;
     const total = childCpu() - before;

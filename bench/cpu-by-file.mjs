@@ -4,21 +4,13 @@
 // time, appended as one JSON line to BENCH_CPU_FILE. Linux only (read from /proc/self/stat).
 
 import { afterAll, beforeAll, expect } from 'vitest';
-import { appendFileSync, readFileSync } from 'node:fs';
-
-const ticks = Number(process.env.BENCH_CLK_TCK) || 100;
-
-/** This process's CPU seconds, and its waited-for children's: utime+stime, cutime+cstime. */
-function cpu() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { self: (Number(f[11]) + Number(f[12])) / ticks, children: (Number(f[13]) + Number(f[14])) / ticks };
-}
+import { appendFileSync } from 'node:fs';
+import { processCpu } from './process-cpu.mjs';
 
 let start;
-beforeAll(() => { start = { ...cpu(), wall: performance.now() }; });
+beforeAll(() => { start = { ...processCpu(), wall: performance.now() }; });
 afterAll(() => {
-  const end = cpu();
+  const end = processCpu();
   const file = expect.getState().testPath ?? '?';
   appendFileSync(process.env.BENCH_CPU_FILE, `${JSON.stringify({ file, self: end.self - start.self, children: end.children - start.children, wall: (performance.now() - start.wall) / 1000 })}\n`);
 });
