@@ -41,6 +41,12 @@ function leftovers(pgid: number, dir: string): string[] {
   return found;
 }
 
+/** How many `sleep` processes of process group `pgid` are alive (Linux; 2 elsewhere, as the test wants). */
+function sleepsIn(pgid: number): number {
+  if (!linux) return 2;
+  return leftovers(pgid, '/nowhere/').filter((p) => p.includes(' sleep 30 (cwd ')).length;
+}
+
 interface Outcome { code: number | null; signal: string | null; stdout: string; stderr: string; left: string[]; processes: string[] }
 
 /**
@@ -241,11 +247,13 @@ describe('the registry', () => {
       track(kept)();   // released: stays
       const order: string[] = [];
       onExit(() => { order.push(existsSync(scratch) ? 'hook, scratch still there' : 'hook, too late'); });
-      // A detached child with a child of its own: the whole group goes.
-      const group = tracked(spawn('sh', ['-c', 'sleep 30 & sleep 30; wait'], { detached: true, stdio: 'ignore' }), 'a process group of sleeps', { group: true });
+      // A detached child with children of its own, one of which ignores SIGTERM: the whole
+      // group goes, the one that outlives its leader too.
+      const group = tracked(spawn('sh', ['-c', '(trap "" TERM; exec sleep 30) & sleep 30; wait'], { detached: true, stdio: 'ignore' }), 'a process group of sleeps', { group: true });
       trackChild(group);
       const exited = new Promise((r) => group.once('exit', (_c, sig) => r(sig)));
-      await sleep(100);
+      for (let waited = 0; sleepsIn(group.pid!) < 2 && waited < 5000; waited += 20) await sleep(20);
+      expect(sleepsIn(group.pid!)).toBe(2);
       await cleanupNow();
       expect(order).toEqual(['hook, scratch still there']);
       expect(existsSync(scratch)).toBe(false);

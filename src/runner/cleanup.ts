@@ -196,7 +196,7 @@ function inside(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }
 
-interface ProcInfo { ppid: number; state: string }
+interface ProcInfo { ppid: number; state: string; pgid: number }
 
 /** Every process this one can see, with its parent and state (Linux: /proc; elsewhere empty). */
 function processTable(): Map<number, ProcInfo> {
@@ -208,7 +208,7 @@ function processTable(): Map<number, ProcInfo> {
       // The fields after the command name, which is in parentheses and may hold spaces.
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(name), { state: fields[0]!, ppid: Number(fields[1]) });
+      table.set(Number(name), { state: fields[0]!, ppid: Number(fields[1]), pgid: Number(fields[2]) });
     } catch { /* gone meanwhile */ }
   }
   return table;
@@ -365,6 +365,9 @@ export async function cleanupNow(ms = 2000): Promise<void> {
     try { await Promise.race([Promise.resolve().then(fn), deadline]); } catch { /* the others still run */ }
   }
   const children = [...registry.children].filter((c) => c.exitCode === null && c.signalCode === null);
+  // Which of them lead a group, asked while they are alive: the SIGKILL pass below passes
+  // by a leader that has exited, and so would pass by what its group still runs.
+  const groups = children.map((c) => c.pid).filter((pid): pid is number => pid !== undefined && isGroupLeader(pid));
   for (const child of children) killChild(child, 'SIGTERM');
   if (children.length > 0) {
     const exited = Promise.all(children.map((c) => new Promise<void>((resolve) => {
@@ -374,7 +377,34 @@ export async function cleanupNow(ms = 2000): Promise<void> {
     await Promise.race([exited, new Promise<void>((resolve) => { setTimeout(resolve, 500).unref(); })]);
   }
   stopEverything('SIGKILL');
+  await groupsGone(groups);
   await childrenGone();
+}
+
+/** Those of the process groups `pgids` that still have a live (not zombie) member. Linux only; elsewhere none. */
+function liveGroups(pgids: number[]): number[] {
+  if (pgids.length === 0) return [];
+  const live = new Set<number>();
+  for (const [pid, p] of processTable()) if (p.state !== 'Z' && pid !== process.pid) live.add(p.pgid);
+  return pgids.filter((pgid) => live.has(pgid));
+}
+
+/**
+ * Resolves once no process of these groups is alive, or after `ms`. A group's members got
+ * the SIGTERM with their leader, but one that outlives it (not yet scheduled to die, or
+ * handling SIGTERM) is no child of this process any more, so nothing else here waits for
+ * it. It gets a SIGKILL, sent to the group: safe while the group has a member, since a
+ * group's id is not given to another process until its last member is gone. Linux only;
+ * elsewhere at once.
+ */
+async function groupsGone(pgids: number[], ms = 1000): Promise<void> {
+  const end = Date.now() + ms;
+  let left = liveGroups(pgids);
+  for (const pgid of left) { try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone meanwhile */ } }
+  while (left.length > 0 && Date.now() < end) {
+    await new Promise((resolve) => { setTimeout(resolve, 5); });
+    left = liveGroups(left);
+  }
 }
 
 /**
