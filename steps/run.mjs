@@ -105,10 +105,14 @@ try {
 
 // `node steps/run.mjs 11 | head` closes the pipe early: that is the reader's choice, not an
 // error. The run goes on quietly (so it still cleans up its temp folder) and exits as usual.
-process.stdout.on('error', (err) => {
-  if (err.code !== 'EPIPE') throw err;
-  process.stdout.write = () => true;
-});
+// The same for stderr (`2>&1 | head`, or a parent gone): unheard, a failed write there was an
+// uncaught exception, whose one line on stderr failed again, and so on without end.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+    stream.write = () => true;
+  });
+}
 
 // Ctrl-C, SIGTERM, a crash: the temp folders, worktrees and child processes a run made are
 // removed on the way out (src/runner/cleanup.ts).

@@ -10,6 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { cleanupNow, makeTempDir, onExit, processesIn, release, removeWorktreesOf, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
 import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
@@ -179,6 +180,36 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   }, 60_000);
 });
 
+describe('a crash whose one line cannot be written', () => {
+  // The runner's own crash handler (installExitHandlers, from the bundle run.mjs loads), in a
+  // process whose stderr fails every write the way a closed pipe does: the failure arrives
+  // later, as an 'error' event nobody listens to, so it is itself an uncaught exception. The
+  // handler tries its line once, cleans up and exits 1; it used to try again for every
+  // failure, each one making the next, and the process never got to exit.
+  it('tries once, then exits 1', async () => {
+    const script = [
+      "import { writeSync } from 'node:fs';",
+      `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
+      `const { installExitHandlers } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
+      'installExitHandlers();',
+      'let tries = 0;',
+      "process.stderr.write = () => { tries++; process.nextTick(() => process.stderr.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))); return false; };",
+      "process.on('exit', () => { writeSync(1, `${tries} tries`); });",
+      "setTimeout(() => { throw new Error('boom'); }, 10);",
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const child = tracked(spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }), 'a crash handler whose stderr fails');
+    let out = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    const cap = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('close', (c, s) => resolve([c, s])));
+    clearTimeout(cap);
+    expect(signal, 'still running after 20 s: killed').toBeNull();
+    expect(code).toBe(1);
+    expect(out).toBe('1 tries');
+  }, 30_000);
+});
+
 describe('--live, interrupted (the mock stands in for the API)', () => {
   it('SIGINT while the agent waits for an answer: workspace removed, exit 130', async () => {
     const scenario = await loadScenarioFile(scenarioFile(findChapter(13)!, 'demo'));
@@ -205,6 +236,25 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
     const r = await runIsolated(['1'], undefined, { TMPDIR: missing, ...how });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`TMPDIR=${missing}: no such folder (temporary workspaces are made there)\n`);
+    expect(existsSync(gone)).toBe(false);
+  }, 30_000);
+
+  // A reader that went away (`2>&1 | head`, a parent killed): the refusal's write fails. That
+  // failure, unheard, was an uncaught exception, whose own line failed too, and so on: the run
+  // spun at full CPU and never exited. Through the fallback loader, where the runner takes
+  // long enough to start that the reader is surely gone.
+  it('one that does not exist, with nobody left to read stderr: still exit 2, at once', async () => {
+    const gone = mkdtempSync(path.join(tmpdir(), 'cleanup-unheard-'));
+    rmSync(gone, { recursive: true });
+    const child = tracked(spawn(process.execPath, [RUN, '1'], {
+      cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: path.join(gone, 'no'), SUBAGENTS_NO_BUNDLE: '1' },
+    }), 'run.mjs 1, stderr closed');
+    child.stderr.destroy();
+    const cap = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+    clearTimeout(cap);
+    expect(signal, 'still running after 20 s: killed').toBeNull();
+    expect(code).toBe(2);
     expect(existsSync(gone)).toBe(false);
   }, 30_000);
 

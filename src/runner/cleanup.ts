@@ -439,9 +439,15 @@ export function installExitHandlers(): void {
       void cleanupNow().finally(() => process.exit(128 + n));
     });
   }
+  // One line, for the first crash only: had writing it failed, the failure would be the next
+  // crash, and saying that would fail again, without end.
+  let said = false;
   const crash = (what: string) => (err: unknown) => {
-    const text = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`error: ${what}: ${text.split('\n')[0]}\n`);
+    if (!said) {
+      said = true;
+      const text = err instanceof Error ? err.message : String(err);
+      try { process.stderr.write(`error: ${what}: ${text.split('\n')[0]}\n`); } catch { /* nowhere left to say it */ }
+    }
     if (registry.exiting) return;
     registry.exiting = true;
     void cleanupNow().finally(() => process.exit(1));
