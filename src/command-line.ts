@@ -1,20 +1,50 @@
 // Reading a command line: minimist, told to stop at an option it does not know. The
-// runner's, the mock's and the x-ray's command lines each refuse such an option in one
-// line (naming the --help to read) rather than drop it; this finds it for them.
+// runner's, the mock's and the x-ray's command lines each refuse a command line minimist
+// would read in a way the user did not mean, in one line (naming the --help to read),
+// rather than drop or guess: this finds what is wrong for them.
+//
+// - an option it does not know (`--frobnicate`): minimist would keep it as a value;
+// - an option given twice (`--case a --case b`): minimist would make a list of both;
+// - a switch given a value (`--keep=no`): minimist would read anything but "false" as on.
+// And a word (a chapter, a file) is kept as typed, never read as a number.
 //
 // Not here: what each command line means, or how it says what is wrong.
 
 import minimist from 'minimist';
 
-/** The parsed arguments, and the first option `argv` holds that `opts` does not name (undefined: none). */
-export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unknown'>): { args: minimist.ParsedArgs; unknown?: string } {
-  let unknown: string | undefined;
+/**
+ * The parsed arguments, and the first thing wrong with `argv` (undefined: nothing), as the
+ * start of a line: "unknown option --x", "--case given twice", "--keep takes no value
+ * (got --keep=no)". Only the options before a lone `--` are looked at, as minimist does.
+ */
+export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unknown'>): { args: minimist.ParsedArgs; problem?: string } {
+  let problem: string | undefined;
   const args = minimist(argv, {
     ...opts,
+    // Words stay as typed: minimist would turn "1e1" into 10 and "0x10" into 16.
+    string: [...[opts.string ?? []].flat(), '_'],
     unknown: (arg) => {
-      if (arg.startsWith('-') && unknown === undefined) unknown = arg;
+      if (arg.startsWith('-') && problem === undefined) problem = `unknown option ${arg}`;
       return !arg.startsWith('-');   // a word (a chapter, a file) is kept
     },
   });
-  return { args, unknown };
+  if (problem !== undefined) return { args, problem };
+
+  const aliases = (opts.alias ?? {}) as Record<string, string | string[]>;
+  const switches = new Set([opts.boolean ?? []].flat().filter((b): b is string => typeof b === 'string'));
+  const seen = new Set<string>();
+  const end = argv.indexOf('--');
+  for (const arg of end === -1 ? argv : argv.slice(0, end)) {
+    const m = /^--?([^=]+)(=.*)?$/.exec(arg);
+    if (!m || /^-\d/.test(arg)) continue;   // a word, or a negative number given as a value
+    let name = m[1]!;
+    if (name.startsWith('no-') && switches.has(name.slice(3))) name = name.slice(3);   // --no-latency
+    const alias = aliases[name];
+    if (typeof alias === 'string') name = alias;   // -h is --help
+    const typed = arg.split('=')[0];
+    if (switches.has(name) && m[2] !== undefined) return { args, problem: `${typed} takes no value (got ${arg})` };
+    if (seen.has(name)) return { args, problem: `${typed} given twice` };
+    seen.add(name);
+  }
+  return { args };
 }

@@ -28,6 +28,13 @@ describe('bad input: one line, exit 2', () => {
     ['unknown flag', ['11', '--frobnicate'], /unknown option --frobnicate/],
     ['unknown case', ['11', '--case', 'nope'], /chapter 11 has no case "nope"; its cases: demo/],
     ['flag without value', ['11', '--case'], /--case needs a value/],
+    // minimist alone would read these otherwise: a list of both, "no" as on, 1e1 as 10.
+    ['an option given twice', ['11', '--case', 'demo', '--case=demo'], /^--case given twice \(see --help\)$/m],
+    ['a switch given a value', ['11', '--keep=no'], /^--keep takes no value \(got --keep=no\) \(see --help\)$/m],
+    ['a chapter written as another number', ['1e1'], /^unknown chapter "1e1"/],
+    ['a chapter in hex', ['0x10'], /^unknown chapter "0x10"/],
+    ['a model id the mock would answer with a 404', ['1', '--model', 'gpt-4o'], /^--model gpt-4o: the mock answers only model ids that start with "claude-"/],
+    ['a --model the scenario\'s own flags would override', ['4', '--model', 'claude-opus-4-6'], /^--model would be ignored: scenarios\/04-cli-sessions\/demo\.json starts the agent with a --model of its own/],
     ['missing scenario file', ['11', '--scenario', 'no/such/file.json'], /no\/such\/file\.json/],
   ];
   for (const [name, argv, pattern] of cases) {
@@ -50,6 +57,22 @@ describe('bad input: one line, exit 2', () => {
       expect(r.err).toContain('bad.json');
       expect(r.err).toContain('$.tracks.main.turns[0].tool_calls[0]');
       expect(r.err.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a scenario's argv where the chapter's agent reads no flags: refused, not printed and dropped", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
+    try {
+      const file = path.join(dir, 'flags.json');
+      writeFileSync(file, JSON.stringify({ title: 't', prompts: ['x'], argv: ['--plan'], tracks: { main: { turns: [{ text: 'ok' }] } } }));
+      const early = await run(['3', '--scenario', file]);
+      expect(early.code).toBe(2);
+      expect(early.err).toBe(`${file}: its argv (--plan) would be ignored: the agent reads flags from chapter 4 on, and this is chapter 3\n`);
+      expect(early.out).toBe('');
+      // From chapter 4 on the same file runs (chapter 10 reads --plan).
+      expect((await run(['10', '--scenario', file, '--no-latency'])).code).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -360,6 +360,21 @@ describe.concurrent('npm run mock', () => {
         body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 'no tools here' }] }),
       });
       expect(refused.status).toBe(400);
+      // Any JSON may arrive, and the mock prints each request before judging it: a message or
+      // a block that is null is refused like any other malformed one, not an internal error
+      // (which would be a 500, and one more failure in the list at the end).
+      for (const [messages, why] of [
+        [[null], 'messages.0: Input should be a valid dictionary'],
+        [[{ role: 'user', content: [null] }], 'messages.0.content.0: Input should be a content block with a type'],
+      ] as const) {
+        const odd = await fetch(`${url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'any', 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 16, messages }),
+        });
+        expect(odd.status).toBe(400);
+        expect(((await odd.json()) as { error: { message: string } }).error.message).toBe(why);
+      }
       await curlAnswers(mock.out(), file);
     } finally { code = await mock.stop(); }
     expect(code).toBe(130);
@@ -398,6 +413,8 @@ describe.concurrent('npm run mock', () => {
       [missing, `--log ${missing}: no such folder ${path.dirname(missing)}`],
       ['docs', '--log docs: a folder, not a file'],
       ['package.json/events.jsonl', `--log package.json/events.jsonl: ${path.join(ROOT, 'package.json')} is not a folder`],
+      // Where nobody may write, root included (a permission check alone lets root through).
+      ...(process.platform === 'linux' ? [['/sys/events.jsonl', '--log /sys/events.jsonl: cannot make a file in /sys']] : []),
     ]) {
       const r = await runInProcess(['mock', demo, '--log', log!]);
       expect(r.code).toBe(2);
@@ -408,11 +425,17 @@ describe.concurrent('npm run mock', () => {
     expect(existsSync(path.dirname(missing))).toBe(false);
   });
 
-  it('an option it does not know, or a second scenario: one line, exit 2, before it serves (in this process)', async () => {
+  it('an option it does not know, given twice or given wrong, or a second scenario: one line, exit 2, before it serves (in this process)', async () => {
     const demo = 'scenarios/11-subagents/demo.json';
     for (const [argv, line] of [
       [[demo, '--bogus'], 'unknown option --bogus (see mock --help)'],
       [[demo, '--port=0', '-x'], 'unknown option -x (see mock --help)'],
+      [[demo, '--log', 'a.jsonl', '--log', 'b.jsonl'], '--log given twice (see mock --help)'],
+      [[demo, '--port', '8787', '--port=8788'], '--port given twice (see mock --help)'],
+      [[demo, '--help=yes'], '--help takes no value (got --help=yes) (see mock --help)'],
+      // Number() would read "" as 0 (a free port) and 0x50 as port 80.
+      [[demo, '--port', ''], '--port needs a value'],
+      [[demo, '--port', '0x50'], '--port: expected a port number, got "0x50"'],
       [[demo, 'scenarios/01-agent-loop/demo.json'], `one scenario at a time (got ${demo} scenarios/01-agent-loop/demo.json)`],
     ] as const) {
       const r = await runInProcess(['mock', ...argv]);

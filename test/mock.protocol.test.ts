@@ -8,6 +8,7 @@ import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
 import { countTokens } from '../src/mock/index.ts';
+import { MAX_REQUEST_BYTES } from '../src/mock/server.ts';
 import { client } from '../src/mock/testkit.ts';
 import { useMocks } from './use-mocks.ts';
 
@@ -185,6 +186,21 @@ describe('headers, paths and models', () => {
     const elsewhere = await post(m, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, '/v1/complete');
     expect(elsewhere.status).toBe(404);
     expect(((await elsewhere.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
+  });
+
+  it('413 request_too_large for a body over 32 MiB, before the key is looked at; the bytes are not kept', async () => {
+    const m = await mock({ main: { turns: [{ text: 'x' }] } });
+    const padding = 'x'.repeat(MAX_REQUEST_BYTES);   // with the JSON around it, just over
+    const big = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...ask(), system: padding }) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' } });
+    expect(m.events.map((e) => e.type)).toEqual(['request', 'error']);
+    expect(m.events[0]).toMatchObject({ body: {}, model: '' });
+    expect(m.failures).toEqual([]);
+    // A body of exactly the limit is read as usual: here refused for its missing key.
+    const under = JSON.stringify({ ...ask(), system: '' });
+    const fits = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: under + ' '.repeat(MAX_REQUEST_BYTES - Buffer.byteLength(under)) });
+    expect(fits.status).toBe(401);
   });
 
   it('404 not_found_error for a model that is not claude-*', async () => {

@@ -4,7 +4,7 @@
 // command line hands `mock` over to it, so it starts as quickly as a chapter does.
 
 import chalk from 'chalk';
-import { accessSync, constants, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseCommandLine } from '../command-line.ts';
 import { loadScenario, ScenarioError, startMock } from './index.ts';
@@ -27,15 +27,17 @@ function cut(s: string, n = 60): string {
   return one.length > n ? one.slice(0, n - 1) + '…' : one;
 }
 
+/** The last user message, in short. A request is shown before it is judged, so any JSON may come here: what is not a message or a block is passed over. */
 function lastUser(body: Record<string, unknown>): string {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
   const msgs = Array.isArray(body.messages) ? body.messages : [];
   for (let i = msgs.length - 1; i >= 0; i--) {
-    const m = msgs[i] as { role?: string; content?: unknown };
-    if (m.role !== 'user') continue;
+    const m = msgs[i];
+    if (!isObj(m) || m.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
     if (Array.isArray(m.content)) {
-      const parts = m.content.map((b: { type?: string; text?: string; content?: unknown }) =>
-        b.type === 'text' ? b.text ?? '' : b.type === 'tool_result' ? `[tool_result ${typeof b.content === 'string' ? b.content : '…'}]` : `[${b.type}]`);
+      const parts = m.content.filter(isObj).map((b) =>
+        b.type === 'text' ? String(b.text ?? '') : b.type === 'tool_result' ? `[tool_result ${typeof b.content === 'string' ? b.content : '…'}]` : `[${String(b.type)}]`);
       return parts.join(' ');
     }
   }
@@ -62,8 +64,9 @@ export function formatEvent(ev: MockEvent): string {
 
 /**
  * Why the mock could not append its log to `file`, before it starts: otherwise the first
- * request would fail with the error instead of an answer. Nothing is made here; undefined
- * when the file can be written (or made).
+ * request would fail with the error instead of an answer. The file is really opened for
+ * appending (asking for permission would not do: root is granted everything, yet cannot
+ * write in /sys), and one that this made is removed again. Undefined when it can be written.
  */
 function whyNotWritable(file: string): string | undefined {
   const dir = path.dirname(path.resolve(file));
@@ -72,13 +75,14 @@ function whyNotWritable(file: string): string | undefined {
   } catch {
     return `no such folder ${dir}`;
   }
+  const existed = existsSync(file);
+  if (existed && statSync(file).isDirectory()) return 'a folder, not a file';
   try {
-    if (statSync(file).isDirectory()) return 'a folder, not a file';
-    accessSync(file, constants.W_OK);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return 'cannot be written';
-    try { accessSync(dir, constants.W_OK); } catch { return `cannot make a file in ${dir}`; }
+    closeSync(openSync(file, 'a'));
+  } catch {
+    return existed ? 'cannot be written' : `cannot make a file in ${dir}`;
   }
+  if (!existed) rmSync(file, { force: true });
   return undefined;
 }
 
@@ -88,9 +92,9 @@ function whyNotWritable(file: string): string | undefined {
  * Ctrl-C, then end the process). Resolves only for a usage error or --help: 2 or 0.
  */
 export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) => void): Promise<number> {
-  const { args, unknown } = parseCommandLine(argv, { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
-  if (unknown !== undefined) {
-    console.error(`unknown option ${unknown} (see mock --help)`);
+  const { args, problem } = parseCommandLine(argv, { string: ['log', 'port'], boolean: ['help'], alias: { h: 'help' } });
+  if (problem !== undefined) {
+    console.error(`${problem} (see mock --help)`);
     return 2;
   }
   if (args.help || args._.length === 0) {
@@ -104,8 +108,13 @@ export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) 
   const file = String(args._[0]);
   let port: number | undefined;
   if (args.port !== undefined) {
+    if (args.port === '') {
+      console.error('--port needs a value');
+      return 2;
+    }
+    // Digits only: Number() would read "" as 0 (a free port) and 0x50 as 80.
     port = Number(args.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    if (!/^\d+$/.test(args.port) || port > 65535) {
       console.error(`--port: expected a port number, got "${args.port}"`);
       return 2;
     }

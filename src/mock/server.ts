@@ -78,13 +78,24 @@ function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The most bytes a request body may have: the API's errors page gives 32 MB for the Messages
+ *  and token counting endpoints (read here as MiB), past which it answers 413 request_too_large. */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
 /** The body as text: a socket's bytes decoded once all are in (a character may span two
- *  chunks); a string handed over in process (in-process.ts) as it is. */
-function readBody(req: MockRequest): Promise<string> {
+ *  chunks); a string handed over in process (in-process.ts) as it is. Undefined for a body
+ *  over MAX_REQUEST_BYTES, whose bytes are read to the end and let go, never kept. */
+function readBody(req: MockRequest): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: (Buffer | string)[] = [];
-    req.on('data', (c) => chunks.push(c));
+    let bytes = 0;
+    req.on('data', (c: Buffer | string) => {
+      bytes += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
+      if (bytes <= MAX_REQUEST_BYTES) chunks.push(c);
+      else chunks.length = 0;
+    });
     req.on('end', () => {
+      if (bytes > MAX_REQUEST_BYTES) return resolve(undefined);
       const only = chunks.length === 1 ? chunks[0] : undefined;
       resolve(typeof only === 'string' ? only : Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))).toString('utf8'));
     });
@@ -375,6 +386,12 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
     wire.set(s, { query: url.search.replace(/^\?/, ''), headers: loggedHeaders(req) });
+    if (raw === undefined) {
+      // Refused at the door, before anything else is looked at, as the API's front does.
+      log(requestEvent(s, arrival, path, {}, null, null));
+      reject(res, s, rid, null, null, 413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
+      return;
+    }
     let body: Json = {};
     let parsed = false;
     try {

@@ -177,13 +177,13 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     const { runMock } = await import('../mock/cli.ts');
     return runMock(argv.slice(1), (stop) => { onExit(stop); });
   }
-  const { args, unknown } = parseCommandLine(argv, {
+  const { args, problem } = parseCommandLine(argv, {
     boolean: BOOLEAN_FLAGS,
     string: [...STRING_FLAGS, ...OPTIONAL_DIR_FLAGS],
     alias: { h: 'help' },
     default: { latency: true },   // --no-latency turns it off
   });
-  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown} (see --help)`);
+  if (problem !== undefined) throw new UsageError(`${problem} (see --help)`);
   if (args.help) { console.log(HELP); return 0; }
   for (const flag of STRING_FLAGS) {
     if (flag in args && (typeof args[flag] !== 'string' || args[flag] === '')) throw new UsageError(`--${flag} needs a value`);
@@ -233,6 +233,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     : args.all ? casesOf(chapter).map((n) => scenarioFile(chapter, n)) : [caseFile(chapter, args.case ?? 'demo')];
   const scenarios: Scenario[] = [];
   for (const f of files) scenarios.push(await loadScenarioFile(f));
+  for (const scenario of scenarios) refuseWhatWouldBeIgnored(chapter, scenario, args.model, command);
 
   if (command === 'live') {
     const { runLive } = await import('./live.ts');
@@ -262,6 +263,30 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   return failed === 0 ? 0 : 1;
 }
 
+/** The first chapter whose agent reads command-line flags (chapter 4's parseFlags): a scenario's argv is for it and later ones. */
+const FIRST_CHAPTER_WITH_FLAGS = 4;
+
+/**
+ * A setting that the run would not use is refused before it starts, never dropped: a
+ * scenario's argv where the chapter's agent reads no flags, a --model that the scenario's
+ * own `--model` flag would override, or (against the mock) a model id the mock answers
+ * with a 404, as the API does for an id that is not a model's.
+ */
+function refuseWhatWouldBeIgnored(chapter: Chapter, scenario: Scenario, model: string | undefined, command: string): void {
+  const file = scenario.file.split(process.cwd() + path.sep).join('');   // relative, as the docs show
+  const argv = scenario.argv ?? [];
+  if (argv.length > 0 && chapter.n < FIRST_CHAPTER_WITH_FLAGS) {
+    throw new UsageError(`${file}: its argv (${argv.join(' ')}) would be ignored: the agent reads flags from chapter ${FIRST_CHAPTER_WITH_FLAGS} on, and this is chapter ${chapter.n}`);
+  }
+  if (model === undefined) return;
+  if (argv.some((a) => a === '--model' || a.startsWith('--model='))) {
+    throw new UsageError(`--model would be ignored: ${file} starts the agent with a --model of its own (its argv)`);
+  }
+  if (command !== 'live' && !model.startsWith('claude-')) {
+    throw new UsageError(`--model ${model}: the mock answers only model ids that start with "claude-" (any other gets a 404, as from the API)`);
+  }
+}
+
 function caseFile(chapter: Chapter, name: string): string {
   if (!casesOf(chapter).includes(name)) {
     throw new UsageError(`chapter ${chapter.n} has no case "${name}"; its cases: ${casesOf(chapter).join(', ')}`);
@@ -281,8 +306,8 @@ async function listCases(chapter: Chapter): Promise<number> {
 }
 
 function parseChapter(text: string): Chapter {
-  const n = Number(text);
-  const chapter = Number.isInteger(n) ? findChapter(n) : undefined;
+  // Digits only: Number() would also take 1e1, 0x10 or " 3" for a chapter.
+  const chapter = /^\d+$/.test(text) ? findChapter(Number(text)) : undefined;
   if (!chapter) throw new UsageError(`unknown chapter "${text}": chapters are ${CHAPTERS[0].n}-${CHAPTERS.at(-1)!.n} (see --list)`);
   if (!isReady(chapter)) throw new UsageError(`chapter ${chapter.n} (${chapter.title}) is not written yet; see --list for the chapters you can run`);
   return chapter;

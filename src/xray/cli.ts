@@ -79,12 +79,12 @@ export async function runXray(argv: string[], io: XrayIo = defaultIo()): Promise
 }
 
 async function xray(argv: string[], io: XrayIo): Promise<number> {
-  const { args, unknown } = parseCommandLine(argv, {
+  const { args, problem } = parseCommandLine(argv, {
     boolean: ['json', 'keep', 'check', 'full', 'help', 'write-facts'],
     string: ['claude'],
     alias: { h: 'help' },
   });
-  if (unknown !== undefined) throw new UsageError(`unknown option ${unknown} (see xray --help)`);
+  if (problem !== undefined) throw new UsageError(`${problem} (see xray --help)`);
   if (args.help) { io.out(XRAY_HELP); return 0; }
   if ('claude' in args && (typeof args.claude !== 'string' || args.claude === '')) throw new UsageError('--claude needs a path');
   const positional = args._.map(String);
