@@ -7,7 +7,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_ENV } from '../src/xray/drive.ts';
@@ -24,7 +24,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  * It asks with node:http rather than fetch, and starts git without a shell: each client is
  * a process of its own, and fetch's loading alone costs about 40 ms of CPU in each.
  */
-function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject', tell?: string): string {
+function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent', tell?: string): string {
   const file = path.join(scratch, name);
   // 'reject': a request a real API refuses (a system turn without its beta), as a client
   // the mock was not calibrated for would send. `tell`: a file outside the run where the
@@ -34,6 +34,7 @@ function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject', tell?: str
 const { execFileSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
+${mode === 'silent' ? "console.log('done'); process.exit(0);" : ''}
 const prompt = argv[argv.indexOf('-p') + 1];
 let head = '';
 try { head = execFileSync('git', ['log', '--format=%s'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch {}
@@ -65,6 +66,13 @@ function running(pid: number): boolean {
   try { process.kill(pid, 0); } catch { return false; }
   try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return true; }
 }
+
+/** What runXray says, kept by stream, and the io to hand it. */
+const io = (env: NodeJS.ProcessEnv) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env } };
+};
 
 const userEnv = {
   ...process.env,
@@ -165,6 +173,25 @@ describe.concurrent('a request the mock refuses', () => {
   });
 });
 
+describe.concurrent('a client that never asks the mock', () => {
+  // It answers --version and exits 0 having sent nothing: no request was refused and no
+  // expectation failed, yet nothing was measured. Facts read from it would be made of
+  // nothing, and --write-facts would have replaced the measured file with them.
+  it('is a problem of the run: xray exits 1, and --write-facts writes nothing', async () => {
+    const bin = fakeClaude('claude-silent', 'silent');
+    const r = await driveCase({ bin, version: '9.9.9', name: 'skills', parentEnv: process.env, timeoutMs: 30_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.problems).toEqual([`skills: ${bin} never asked the mock for the main conversation (0 requests in all): it ran none of the case`]);
+    const root = mkdtempSync(path.join(scratch, 'facts-root-'));
+    mkdirSync(path.join(root, 'xray'));
+    writeFileSync(path.join(root, 'xray', 'facts-9.9.9.json'), '{"measured": true}\n');
+    const t = io(process.env);
+    expect(await runXray(['--write-facts', '--claude', bin], { ...t.io, root })).toBe(2);
+    expect(t.err).toEqual([`--write-facts: nothing written: case delegate failed: delegate: ${bin} never asked the mock for the main conversation (0 requests in all): it ran none of the case`]);
+    expect(readFileSync(path.join(root, 'xray', 'facts-9.9.9.json'), 'utf8')).toBe('{"measured": true}\n');
+  });
+});
+
 describe.concurrent('Ctrl-C during a run', () => {
   it('kills the client with everything it started and removes the temp folders', async () => {
     const tell = path.join(scratch, 'interrupted.json');
@@ -187,12 +214,6 @@ describe.concurrent('Ctrl-C during a run', () => {
 });
 
 describe.concurrent('xray on the command line', () => {
-  const io = (env: NodeJS.ProcessEnv) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env } };
-  };
-
   it('without a binary: one line saying how to install one, exit 2', async () => {
     const empty = mkdtempSync(path.join(scratch, 'path-'));
     const t = io({ PATH: empty });

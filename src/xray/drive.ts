@@ -275,6 +275,12 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     }
     const events = mock?.events ?? [];
     problems.push(...(mock?.failures ?? []), ...unscriptedRejections(events));
+    // A client that never asked for the conversation's first answer ran none of the case:
+    // every fact read from it would be read from nothing. Said unless something above
+    // already explains it (it could not start, timed out, or exited with an error).
+    if (problems.length === 0 && !events.some((e) => e.type === 'request' && e.track === 'main')) {
+      problems.push(`${scenarioName}: ${o.bin} never asked the mock for the main conversation (${events.filter((e) => e.type === 'request').length} requests in all): it ran none of the case`);
+    }
     const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
     for (const e of expectations) if (!e.ok) problems.push(`${scenarioName}: ${e.name}: ${e.detail}`);
     // What the client left in the repository (a worktree it kept, a branch it removed): the disk's word, not the wire's.
