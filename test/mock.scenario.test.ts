@@ -112,6 +112,25 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].history.in_order: expected an array of at least two texts, in the order they must appear, got 1`],
     ['an empty text in an order', (s) => (s.expect = [{ name: 'x', system: { track: 'main', in_order: ['first', ''] } }]),
       `${F}: $.expect[0].system.in_order[1]: must not be empty (a text)`],
+    // Checks that would always hold, or never.
+    ['a check that only says where to look', (s) => (s.expect = [{ name: 'x', requests: { track: 'main' } }]),
+      `${F}: $.expect[0].requests: checks nothing: give at least one of count, min, max, counted (track only says where to look)`],
+    ['a usage check with no bound', (s) => (s.expect = [{ name: 'x', usage: { track: 'main', request: 1 } }]),
+      `${F}: $.expect[0].usage: checks nothing: give at least one of cache_read_min, cache_read_max, cache_write_min, cache_write_max (track and request only say where to look)`],
+    ['bounds that cross', (s) => (s.expect = [{ name: 'x', requests: { track: 'main', min: 5, max: 2 } }]),
+      `${F}: $.expect[0].requests.min: can never hold: min 5 is more than max 2`],
+    ['a count outside its bounds', (s) => (s.expect = [{ name: 'x', requests: { track: 'main', count: 1, min: 2 } }]),
+      `${F}: $.expect[0].requests.count: can never hold: count 1 is less than min 2`],
+    ['cache bounds that cross', (s) => (s.expect = [{ name: 'x', usage: { track: 'main', request: 2, cache_read_min: 10, cache_read_max: 5 } }]),
+      `${F}: $.expect[0].usage.cache_read_min: can never hold: cache_read_min 10 is more than cache_read_max 5`],
+    ['a tool both included and excluded', (s) => (s.expect = [{ name: 'x', tools: { track: 'main', include: ['read_file'], exclude: ['read_file'] } }]),
+      `${F}: $.expect[0].tools.exclude: can never hold: read_file is both included and excluded`],
+    ['a text required and forbidden at once', (s) => (s.expect = [{ name: 'x', terminal: { includes: 'all done', excludes: 'done' } }]),
+      `${F}: $.expect[0].terminal.excludes: can never hold: "done" is part of what includes asks for ("all done"): whatever shows one shows the other`],
+    ['content asked of a file that must not exist', (s) => (s.expect = [{ name: 'x', file: { path: 'a.txt', exists: false, equals: 'x' } }]),
+      `${F}: $.expect[0].file.exists: can never hold: "exists": false leaves nothing for equals to look at`],
+    ['a branch file check with no file', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', branch: { name: 'agent-1', includes: 'x' } }] }),
+      `${F}: $.expect[0].branch.includes: can never hold: includes looks inside a file of the branch: give its "path"`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));

@@ -76,6 +76,60 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   branch: { name: 'string', exists: 'boolean', path: 'path', includes: 'string', excludes: 'string' },
   worktrees: { count: 'count', branches: 'names' },
 };
+/**
+ * The fields that make a check of these kinds check something. The rest only say where to
+ * look (a track, a request): `{"requests": {"track": "main"}}` would always hold.
+ */
+const CHECKS_IN_KIND: Partial<Record<string, string[]>> = {
+  requests: ['count', 'min', 'max', 'counted'],
+  tools: ['include', 'exclude', 'exactly'],
+  system: ['includes', 'excludes', 'in_order'],
+  usage: ['cache_read_min', 'cache_read_max', 'cache_write_min', 'cache_write_max'],
+  history: ['messages', 'max', 'includes_track_text', 'includes_file', 'excludes_file', 'includes', 'excludes', 'in_order'],
+};
+
+/**
+ * Why a check's fields can never all hold, or take no part (undefined: none): bounds that
+ * cross, a text both required and forbidden, something asked of a file or a branch that
+ * must not exist. Read once the fields' types are known to be right.
+ */
+function contradiction(kind: string, c: Record<string, unknown>): [field: string, why: string] | undefined {
+  const n = (k: string) => c[k] as number | undefined;
+  for (const [low, high] of [['min', 'max'], ['cache_read_min', 'cache_read_max'], ['cache_write_min', 'cache_write_max']] as const) {
+    if (n(low) !== undefined && n(high) !== undefined && n(low)! > n(high)!) return [low, `${low} ${n(low)} is more than ${high} ${n(high)}`];
+  }
+  if (kind === 'requests' && n('count') !== undefined) {
+    if (n('min') !== undefined && n('count')! < n('min')!) return ['count', `count ${n('count')} is less than min ${n('min')}`];
+    if (n('max') !== undefined && n('count')! > n('max')!) return ['count', `count ${n('count')} is more than max ${n('max')}`];
+  }
+  if (kind === 'history' && n('messages') !== undefined && n('max') !== undefined && n('messages')! > n('max')!) {
+    return ['messages', `messages ${n('messages')} is more than max ${n('max')}`];
+  }
+  const includes = c.includes as string | undefined;
+  const excludes = c.excludes as string | undefined;
+  if (includes !== undefined && excludes !== undefined && includes.includes(excludes)) {
+    return ['excludes', `"${excludes}" is part of what includes asks for ("${includes}"): whatever shows one shows the other`];
+  }
+  if (kind === 'tools') {
+    const [include, exclude, exactly] = (['include', 'exclude', 'exactly'] as const).map((k) => c[k] as string[] | undefined);
+    const both = include?.find((t) => exclude?.includes(t));
+    if (both !== undefined) return ['exclude', `${both} is both included and excluded`];
+    const missing = exactly && include?.find((t) => !exactly.includes(t));
+    if (missing !== undefined) return ['exactly', `it leaves out ${missing}, which include asks for`];
+    const barred = exactly?.find((t) => exclude?.includes(t));
+    if (barred !== undefined) return ['exactly', `it lists ${barred}, which exclude forbids`];
+  }
+  if ((kind === 'file' || kind === 'branch') && c.exists === false) {
+    const asked = ['equals', 'includes', 'excludes', 'path'].find((k) => k in c && !(kind === 'file' && k === 'path'));
+    if (asked !== undefined) return ['exists', `"exists": false leaves nothing for ${asked} to look at`];
+  }
+  if (kind === 'branch' && c.path === undefined) {
+    const asked = ['includes', 'excludes'].find((k) => k in c);
+    if (asked !== undefined) return [asked, `${asked} looks inside a file of the branch: give its "path"`];
+  }
+  return undefined;
+}
+
 /** Expectations that read the workspace's git repository: they need `"git": true`. */
 const GIT_KINDS = ['branch', 'worktrees'];
 const REQUIRED_IN_KIND: Record<string, string[]> = {
@@ -417,6 +471,13 @@ export function parseScenario(text: string, file: string): Scenario {
           }
         }
       }
+      const checks = CHECKS_IN_KIND[kind];
+      if (checks && !checks.some((k) => k in body)) {
+        const where = REQUIRED_IN_KIND[kind]!;
+        fail(kp, `checks nothing: give at least one of ${checks.join(', ')} (${where.join(' and ')} only ${where.length === 1 ? 'says' : 'say'} where to look)`);
+      }
+      const clash = contradiction(kind, body);
+      if (clash) fail(child(kp, clash[0]), `can never hold: ${clash[1]}`);
     });
   }
 
