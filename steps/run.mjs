@@ -16,7 +16,7 @@
 // src/runner/load-folder.ts.
 
 import path from 'node:path';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -38,9 +38,10 @@ let runner = () => import('../src/runner/cli.ts');
 // How the runner loads a snapshot folder quickly (src/runner/run-chapter.ts asks; for any
 // other folder this answers undefined and the runner compiles it on the spot).
 const setSnapshotLoader = (loader) => { globalThis[Symbol.for('subagents.loadSnapshot')] = loader; };
-/** A folder, outside every git repository: where the runner makes its temp workspaces. */
+/** A folder this user can make a folder in, outside every git repository: where the runner makes its temp workspaces. */
 const usableTempFolder = (dir) => {
-  try { if (!statSync(dir).isDirectory()) return false; } catch { return false; }
+  // Tried for real (and undone): asking for permission says yes to root even in /sys or /proc.
+  try { rmdirSync(mkdtempSync(path.join(dir, 'subagents-try-'))); } catch { return false; }
   for (let d = path.resolve(dir); ; d = path.dirname(d)) {
     if (existsSync(path.join(d, '.git'))) return false;
     if (d === path.dirname(d)) return true;
@@ -89,8 +90,9 @@ try {
     await shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
     // tsx keeps its disk cache in the temp folder (TMPDIR/tsx-UID), made as it compiles the
     // runner: before the runner can refuse a TMPDIR (src/runner/cleanup.ts, scratchRoot).
-    // Where the runner will refuse it (no such folder, or one inside a git repository), the
-    // loader keeps its cache in memory, so the refusal comes and nothing is made there.
+    // Where the runner will refuse it (no such folder, one it cannot write, or one inside a
+    // git repository), the loader keeps its cache in memory, so the refusal comes and
+    // nothing is made there.
     if (!usableTempFolder(tmpdir())) process.env.TSX_DISABLE_CACHE = '1';
     const { register } = await import('tsx/esm/api');
     register();

@@ -78,6 +78,15 @@ describe('bad input: one line, exit 2', () => {
     }
   });
 
+  it('--live with an ANTHROPIC_BASE_URL that is no http(s) address: one line naming it, exit 2, before anything is laid out', async () => {
+    for (const url of ['api.example.test', 'ftp://127.0.0.1/']) {
+      const r = await run(['1', '--live'], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: url } });
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`ANTHROPIC_BASE_URL=${url}: not an http:// or https:// address (unset it for the API's own)\n`);
+      expect(r.out).toBe('');
+    }
+  });
+
   it('--live without a key says so and exits 2', async () => {
     delete process.env.ANTHROPIC_API_KEY;
     const r = await run(['11', '--live']);

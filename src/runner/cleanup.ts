@@ -82,7 +82,18 @@ export function scratchRoot(): string {
  */
 export async function makeTempDir(prefix: string): Promise<string> {
   const born = lastProcessId();
-  const dir = mkdtempSync(path.join(scratchRoot(), prefix));
+  const root = scratchRoot();
+  let dir: string;
+  try {
+    dir = mkdtempSync(path.join(root, prefix));
+  } catch (err) {
+    // A folder that exists but takes no new folder: not this user's, read-only, or not a
+    // real folder at all (/proc). The rest of the message is the system's word for it.
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only' : code;
+    const given = process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR}` : `the temp folder ${root}`;
+    throw new SetupError(`${given}: cannot make a folder there (${why}): point TMPDIR at a folder you can write`);
+  }
   registry.paths.add(dir);
   if (born !== undefined) registry.born.set(dir, born);
   return dir;

@@ -88,6 +88,15 @@ export function networkCause(err: unknown): string {
   return code !== '' ? `${code} (${first})` : first;
 }
 
+/** Whether `text` is an http:// or https:// URL. */
+function isHttpAddress(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 export interface LiveOptions {
   chapter: Chapter;
   scenario: Scenario;
@@ -107,6 +116,11 @@ export async function runLive(o: LiveOptions): Promise<number> {
     return 2;
   }
   const baseURL = process.env.ANTHROPIC_BASE_URL || undefined;
+  // Refused before anything is laid out: the SDK would say only "Invalid URL", at the first request.
+  if (baseURL !== undefined && !isHttpAddress(baseURL)) {
+    console.error(`ANTHROPIC_BASE_URL=${baseURL}: not an http:// or https:// address (unset it for the API's own)`);
+    return 2;
+  }
   const temp = await makeTempDir('subagents-live-');   // removed at exit, even on Ctrl-C
   const wire = watchFetch(baseURL && originOf(baseURL));
   let failed: string | undefined;
