@@ -79,7 +79,7 @@ describe('a turn calling a tool the chapter does not offer', () => {
       // Under the transcript (whose own line for the refused request points down here).
       const problems = r.out.split('\n').filter((l) => /^✖ (scenario problem|the agent crashed)/.test(l));
       expect(problems).toEqual([
-        `✖ scenario problem: ${file}: track "main", turn 0: calls "read_fiel" but the request offers only [read_file, write_file, edit_file, list_files, grep_search, run_shell] (set "allow_unoffered": true if that is the point)`,
+        `✖ scenario problem: ${file}: $.tracks.main.turns[0]: calls "read_fiel" but the request offers only [read_file, write_file, edit_file, list_files, grep_search, run_shell] (set "allow_unoffered": true if that is the point)`,
       ]);
       expect(readdirSync(tmp)).toEqual([]);
     } finally {

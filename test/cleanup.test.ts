@@ -242,7 +242,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   // A folder that exists but takes no folder, whatever a permission check says: root may
   // "write" anywhere, yet /sys makes no folder for anyone. Linux only.
   it.runIf(existsSync('/sys/fs'))('one that takes no new folder (/sys/fs), from the bundles and through the fallback loader', async () => {
-    for (const how of [{}, { SUBAGENTS_NO_BUNDLE: '1' }]) {
+    for (const how of [{}, { SUBAGENTS_NO_BUNDLE: '1' }] as Record<string, string>[]) {
       const r = await runIsolated(['1'], undefined, { TMPDIR: '/sys/fs', ...how });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toBe('TMPDIR=/sys/fs: cannot make a folder there (permission denied): point TMPDIR at a folder you can write\n');

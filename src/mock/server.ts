@@ -13,6 +13,7 @@ import { PromptCache, breakpointsOf } from './cache.ts';
 import { inProcessFetch, type MockRequest, type MockResponse } from './in-process.ts';
 import { messageId, requestId, toolUseId } from './ids.ts';
 import { describeRequest, route } from './route.ts';
+import { childPath } from './strict-json.ts';
 import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText, type CountAs } from './tokens.ts';
 import type { ErrorEvent, MockEvent, RequestEvent, ResponseEvent, Scenario, Turn, Usage } from './types.ts';
 import { betasOf, unmodelledFields, validateRequest } from './validate.ts';
@@ -469,7 +470,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
     if (st.busy) {
       scenarioFailure(res, s, rid, arrival, path, body, name,
-        `${file}: track "${name}", turn ${st.next}: a request arrived while the track's previous request was still being answered; two conversations share one track (${describeRequest(body)}); give each its own track with a match`);
+        `${file}: ${childPath(childPath('$.tracks', name), 'turns')}[${st.next}]: a request arrived while the track's previous request was still being answered; two conversations share one track (${describeRequest(body)}); give each its own track with a match`);
       return;
     }
     const turnIdx = st.next;
@@ -480,7 +481,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     const offered = Array.isArray(body.tools) ? body.tools.map((t) => (isObj(t) ? String(t.name) : '')) : [];
     const unoffered = (turn.tool_calls ?? []).map((c) => c.name).filter((n) => !offered.includes(n));
     if (unoffered.length > 0 && !turn.allow_unoffered && !(turn.error && !turn.error.mid_stream)) {
-      failures.push(`${file}: track "${name}", turn ${turnIdx}: calls ${unoffered.map((n) => `"${n}"`).join(', ')} but the request offers only [${offered.join(', ')}] (set "allow_unoffered": true if that is the point)`);
+      failures.push(`${file}: ${childPath(childPath('$.tracks', name), 'turns')}[${turnIdx}]: calls ${unoffered.map((n) => `"${n}"`).join(', ')} but the request offers only [${offered.join(', ')}] (set "allow_unoffered": true if that is the point)`);
       log(requestEvent(s, arrival, path, body, name, turnIdx));
       reject(res, s, rid, name, turnIdx, 400, 'invalid_request_error', `[mock] ${failures[failures.length - 1]}`);
       return;
