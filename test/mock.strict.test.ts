@@ -168,7 +168,7 @@ describe('routing', () => {
   it('a script calling a tool the request does not offer is a failure unless allowed', async () => {
     const m = await mock({ main: { turns: [{ tool_calls: [{ name: 'rm_rf', input: {} }] }, { tool_calls: [{ name: 'rm_rf', input: {} }], allow_unoffered: true }] } });
     const err = (await send(m, { tools, ...sys('s', 'go') }).catch((e: unknown) => e)) as APIError;
-    expect(err.apiMessage).toContain('turn 0: calls "rm_rf" but the request offers only [read_file]');
+    expect(err.apiMessage).toContain('$.tracks.main.turns[0]: calls "rm_rf" but the request offers only [read_file]');
     // The refusal did not use up turn 0: offered the tool, the same request gets it.
     const rmRf = { name: 'rm_rf', description: 'x', input_schema: { type: 'object' as const } };
     const ok = (await send(m, { tools: [...tools, rmRf], ...sys('s', 'go') })) as Anthropic.Message;
