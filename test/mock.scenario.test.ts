@@ -136,6 +136,11 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     it(what, () => expect(errorOf(mutate)).toBe(expected));
   }
 
+  it('a number too large for a double is named as the Infinity it reads as, not as JSON\'s null', () => {
+    const text = JSON.stringify(base()).replace('"turns":[', '"turns":[{"text":"x","latency_ms":1e400},');
+    expect(() => parseScenario(text, F)).toThrow(`${F}: $.tracks.main.turns[0].latency_ms: expected a number of milliseconds from 0 to 600000 (ten minutes), got Infinity`);
+  });
+
   it('ten minutes of latency_ms and idle_ms are still fine (chapter 12 cold idles six)', () => {
     const s = base() as S;
     Object.assign(s.tracks.main.turns[1]!, { latency_ms: 600_000, idle_ms: 600_000 });

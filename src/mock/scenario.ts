@@ -161,6 +161,11 @@ function isObj(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A value as the file gave it: JSON, but a number too large for a double (1e400) as Infinity, not as JSON's null. */
+function shown(v: unknown): string {
+  return typeof v === 'number' ? String(v) : JSON.stringify(v);
+}
+
 function typeName(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
@@ -226,7 +231,7 @@ export function parseScenario(text: string, file: string): Scenario {
   };
   const count = (v: unknown, path: string, what: string, min: number): void => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-      fail(path, `expected a whole number ≥ ${min} (${what}), got ${JSON.stringify(v)}`);
+      fail(path, `expected a whole number ≥ ${min} (${what}), got ${shown(v)}`);
     }
   };
   const stringMap = (v: unknown, path: string, what: string, paths: boolean): void => {
@@ -380,7 +385,7 @@ export function parseScenario(text: string, file: string): Scenario {
       });
     }
     if ('stop_reason' in t && !STOP_REASONS.includes(t.stop_reason as string)) {
-      fail(`${p}.stop_reason`, `expected one of ${STOP_REASONS.join(', ')}, got ${JSON.stringify(t.stop_reason)}`);
+      fail(`${p}.stop_reason`, `expected one of ${STOP_REASONS.join(', ')}, got ${shown(t.stop_reason)}`);
     }
     if ('usage' in t) {
       const u = object(t.usage, `${p}.usage`, 'usage overrides {output_tokens}');
@@ -389,12 +394,12 @@ export function parseScenario(text: string, file: string): Scenario {
     }
     if ('latency_ms' in t) {
       if (typeof t.latency_ms !== 'number' || !(t.latency_ms >= 0 && t.latency_ms <= MAX_WAIT_MS)) {
-        fail(`${p}.latency_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes), got ${JSON.stringify(t.latency_ms)}`);
+        fail(`${p}.latency_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes), got ${shown(t.latency_ms)}`);
       }
     }
     if ('idle_ms' in t) {
       if (typeof t.idle_ms !== 'number' || !(t.idle_ms >= 0 && t.idle_ms <= MAX_WAIT_MS)) {
-        fail(`${p}.idle_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes: time that passes on the mock's clock before the response), got ${JSON.stringify(t.idle_ms)}`);
+        fail(`${p}.idle_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes: time that passes on the mock's clock before the response), got ${shown(t.idle_ms)}`);
       }
     }
     if ('error' in t) {
@@ -403,7 +408,7 @@ export function parseScenario(text: string, file: string): Scenario {
       fields(e, ep, ['status', 'type', 'message', 'retry_after', 'mid_stream']);
       const status = required(e, 'status', ep, 'the HTTP status to answer with');
       if (!ERROR_STATUSES.includes(status as number)) {
-        fail(`${ep}.status`, `expected one of ${ERROR_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+        fail(`${ep}.status`, `expected one of ${ERROR_STATUSES.join(', ')}, got ${shown(status)}`);
       }
       if ('type' in e) nonEmpty(e.type, `${ep}.type`, 'the API error type');
       if ('message' in e) string(e.message, `${ep}.message`, 'the error message');
