@@ -250,6 +250,15 @@ describe.concurrent('xray on the command line', () => {
     expect(findClaude(undefined, { PATH: '/nonexistent' })).toBeUndefined();
   });
 
+  it('a binary whose --version fails: one line with how it ended and what it said last, exit 2', async () => {
+    const bin = path.join(scratch, 'claude-broken');
+    writeFileSync(bin, '#!/bin/sh\necho starting\necho "no config found" >&2\nexit 3\n');
+    chmodSync(bin, 0o755);
+    const t = io(process.env);
+    expect(await runXray(['--claude', bin], t.io)).toBe(2);
+    expect(t.err).toEqual([`${bin} --version failed (exit status 3): no config found`]);
+  });
+
   it('an unknown case or option: one line, exit 2', async () => {
     const t = io(process.env);
     expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);

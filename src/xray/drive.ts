@@ -80,6 +80,8 @@ export function findClaude(flag: string | undefined, env: NodeJS.ProcessEnv = pr
   return undefined;
 }
 
+const VERSION_TIMEOUT_MS = 20_000;
+
 /** `claude --version` → "2.1.328". Run with a clean environment and a temp HOME, removed after. */
 export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = process.env): Promise<string> {
   const home = await makeTempDir('subagents-xray-version-');
@@ -87,8 +89,14 @@ export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = 
     // Port 9 (discard) on loopback: should --version ever call out, it reaches nothing.
     const env = childEnv(parentEnv, { mockUrl: 'http://127.0.0.1:9', home, tmp: home });
     return await new Promise<string>((resolve, reject) => {
-      execFile(bin, ['--version'], { env, cwd: home, timeout: 20_000 }, (err, stdout) => {
-        if (err) { reject(new Error(`${bin} --version failed: ${err.message.split('\n')[0]}`)); return; }
+      execFile(bin, ['--version'], { env, cwd: home, timeout: VERSION_TIMEOUT_MS }, (err, stdout, stderr) => {
+        if (err) {
+          // execFile's own message repeats the command; what is news is how it ended.
+          const how = err.killed ? `killed after ${VERSION_TIMEOUT_MS / 1000} s` : typeof err.code === 'number' ? `exit status ${err.code}` : err.code ?? err.message.split('\n')[0];
+          const said = (stderr || stdout).trim().split('\n').at(-1);
+          reject(new Error(`${bin} --version failed (${how})${said ? `: ${said}` : ''}`));
+          return;
+        }
         const v = /\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
         if (!v) { reject(new Error(`${bin} --version printed no version: ${JSON.stringify(stdout.trim().slice(0, 80))}`)); return; }
         resolve(v);
