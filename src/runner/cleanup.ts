@@ -43,6 +43,7 @@ interface Registry {
   hooks: Hook[];
   installed: boolean;
   exiting: boolean;
+  catcher?: (what: string, err: unknown) => boolean;
 }
 
 const KEY = Symbol.for('subagents.cleanup');
@@ -428,6 +429,17 @@ export async function finish(): Promise<void> {
 
 const SIGNALS: Record<string, number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 
+/** process.exit as the process started with it: a scripted run replaces it while chapter code runs (run-guard.ts), and the way out must not be taken for that code's. */
+const exitProcess: (code: number) => never = process.exit.bind(process);
+
+/**
+ * Who gets an uncaught error first (run-guard.ts, while chapter code runs): a function that
+ * returns true when it took the error as its own, so the process goes on. Undefined: none.
+ */
+export function catchCrashes(catcher: ((what: string, err: unknown) => boolean) | undefined): void {
+  registry.catcher = catcher;
+}
+
 /**
  * Signal and crash handlers for a command-line process (steps/run.mjs installs them once;
  * a library or a test never should: they end the process). On SIGINT, SIGTERM or SIGHUP:
@@ -444,16 +456,17 @@ export function installExitHandlers(): void {
     process.on(signal, () => {
       if (registry.exiting) {
         cleanupNowSync();
-        process.exit(128 + n);
+        exitProcess(128 + n);
       }
       registry.exiting = true;
-      void cleanupNow().finally(() => process.exit(128 + n));
+      void cleanupNow().finally(() => exitProcess(128 + n));
     });
   }
   // One line, for the first crash only: had writing it failed, the failure would be the next
   // crash, and saying that would fail again, without end.
   let said = false;
   const crash = (what: string) => (err: unknown) => {
+    if (registry.catcher?.(what, err)) return;
     if (!said) {
       said = true;
       const text = err instanceof Error ? err.message : String(err);
@@ -461,7 +474,7 @@ export function installExitHandlers(): void {
     }
     if (registry.exiting) return;
     registry.exiting = true;
-    void cleanupNow().finally(() => process.exit(1));
+    void cleanupNow().finally(() => exitProcess(1));
   };
   process.on('uncaughtException', crash('uncaught exception'));
   process.on('unhandledRejection', crash('unhandled rejection'));

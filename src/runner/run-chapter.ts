@@ -10,6 +10,7 @@ import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, trackWorktree
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { makeRepository } from './git-repo.ts';
 import { loadFolder, placeInLoadedCode } from './load-folder.ts';
+import { guardRun } from './run-guard.ts';
 import { answerInProcess } from './wire.ts';
 import type { AskedQuestion } from './transcript.ts';
 
@@ -31,6 +32,8 @@ export interface RunOptions {
   /** Called with the workspace once the run is over, before anything is removed (the x-ray
    *  reads what a chapter 16 run left in the repository). */
   inspect?: (workspace: string) => Promise<void>;
+  /** Stop the run, as a crash, once it has taken this long (default RUN_TIME_LIMIT_MS, run-guard.ts). */
+  timeLimitMs?: number;
 }
 
 export interface RunResult {
@@ -190,7 +193,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     const { home, cwd } = await layOutScenario(tempDir, opts.scenario);
     const { module: chapter, how } = await loadChapterModule(opts.codeDir);
     loadedAs = how;
-    await chapter.runSession(opts.scenario.prompts, {
+    await guardRun(() => chapter.runSession(opts.scenario.prompts, {
       cwd,
       home,
       apiKey: 'mock-key',
@@ -202,7 +205,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       platform: SCRIPTED_PLATFORM,
       // Unattended: no way to ask at all, as when the agent runs from a script or a pipe.
       ...(!opts.scenario.unattended && { ask }),
-    });
+    }), opts.timeLimitMs);
   } catch (err) {
     crash = oneLine(err);
     crashAt = placeInLoadedCode(err);

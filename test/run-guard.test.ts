@@ -1,0 +1,50 @@
+// Chapter code that would end or stall the process it runs in: a scripted run turns each into
+// a crash of that run, and the process goes on (src/runner/run-guard.ts). Made-up chapters,
+// run in this process as --check runs a learner's folder; the uncaught-error case needs the
+// command line's crash handlers, and is cleanup.test.ts's, in a process of its own.
+
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
+import type { Scenario } from '../src/mock/index.ts';
+
+// Inside the project, as an exercise folder is: the loader finds esbuild from there.
+mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+const scratch = mkdtempSync(path.join(ROOT, '.tmp', 'run-guard-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A chapter folder whose runSession has this body. */
+function chapter(name: string, body: string): string {
+  const dir = path.join(scratch, name);
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, 'main.ts'), `export const DEFAULT_MODEL = 'claude-sonnet-4-6';\nexport async function runSession(): Promise<void> {\n${body}\n}\n`);
+  return dir;
+}
+
+const scenario: Scenario = { file: 'inline.json', title: 't', prompts: ['go'], tracks: { main: { turns: [{ text: 'done' }] } } };
+
+describe('a scripted run stops, as a crash of its own, when the chapter code', () => {
+  it('calls process.exit(0): the run fails (it would have ended the check with status 0, a pass)', async () => {
+    const r = await runChapter({ codeDir: chapter('exits', '  process.exit(0);'), scenario, latencyScale: 0 });
+    expect(r.ok).toBe(false);
+    expect(r.crash).toBe('the code called process.exit(0): a run cannot end the process it runs in; return from runSession instead');
+    expect(r.crashAt).toMatch(/exits\/main\.ts:3:\d+$/);
+    expect(typeof process.exit).toBe('function');
+    expect(process.exit.toString()).not.toContain('scripted run');   // put back once the run is over
+  });
+
+  it('never settles: stopped at the time limit', async () => {
+    const started = performance.now();
+    const r = await runChapter({ codeDir: chapter('stalls', '  await new Promise(() => {});'), scenario, latencyScale: 0, timeLimitMs: 300 });
+    expect(r.ok).toBe(false);
+    expect(r.crash).toBe('the run did not finish within 0.3 s (a promise that never settles?)');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('finishes in time: nothing changes', async () => {
+    const r = await runChapter({ codeDir: chapter('fine', '  await new Promise((r) => setTimeout(r, 10));'), scenario, latencyScale: 0, timeLimitMs: 5_000 });
+    expect(r.crash).toBeUndefined();
+  });
+});
