@@ -8,13 +8,14 @@
 
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
 import { tracked } from './children.ts';
+import { watchExercise } from '../src/runner/watch.ts';
 
 /** A copy of a chapter's reference (chapter 11's unless named) inside the project (an exercise must be), with `edits` applied. */
 function halfDone(edits: [string, string, string][], chapter = '11-subagents'): string {
@@ -193,6 +194,53 @@ describe.concurrent('--check --watch', () => {
       expect(await w.exited).toBe(130);
       expect(readdirSync(tmp)).toEqual([]);
     } finally { rmSync(dir, { recursive: true, force: true }); rmSync(tmp, { recursive: true, force: true }); }
+  });
+});
+
+describe.concurrent('--check --watch, in this process', () => {
+  /** An exercise-like folder, and a Writable that keeps what the watch prints. */
+  function folder(): { dir: string; out: NodeJS.WriteStream; printed: () => string } {
+    const dir = mkdtempSync(path.join(tmpdir(), 'watch-unit-'));
+    writeFileSync(path.join(dir, 'main.ts'), '// a stand-in\n');
+    let text = '';
+    const out = { write: (s: string) => { text += s; return true; }, isTTY: false } as unknown as NodeJS.WriteStream;
+    return { dir, out, printed: () => text };
+  }
+
+  it('a change in a subfolder starts the next check (a helper in lib/ is part of the exercise)', async () => {
+    const f = folder();
+    try {
+      mkdirSync(path.join(f.dir, 'lib'));   // there already: only the file inside it changes
+      let rounds = 0;
+      const watching = watchExercise(f.dir, 'the folder', async () => (++rounds === 1 ? 1 : 0), f.out);
+      while (!f.printed().includes('watching')) await new Promise((r) => setTimeout(r, 10));
+      writeFileSync(path.join(f.dir, 'lib', 'helper.ts'), 'export const x = 1;\n');
+      expect(await watching).toBe(0);
+      expect(rounds).toBe(2);
+    } finally { rmSync(f.dir, { recursive: true, force: true }); }
+  });
+
+  it('a folder removed while it is watched: one line, exit 2, instead of waiting forever', async () => {
+    const f = folder();
+    try {
+      const watching = watchExercise(f.dir, 'the folder', async () => 1, f.out);
+      while (!f.printed().includes('watching')) await new Promise((r) => setTimeout(r, 10));
+      rmSync(f.dir, { recursive: true, force: true });
+      expect(await watching).toBe(2);
+      expect(f.printed()).toMatch(/\nthe folder: its main\.ts is gone \(the folder was removed or moved\); stopped watching\n$/);
+    } finally { rmSync(f.dir, { recursive: true, force: true }); }
+  });
+
+  it('a scenario with a mistake is refused once, exit 2, before any watching', async () => {
+    const dir = halfDone([RESULT_LOST], '01-agent-loop');
+    const bad = path.join(tmpdir(), `watch-bad-${process.pid}.json`);
+    writeFileSync(bad, '{"title": "x"}');
+    try {
+      const r = await runInProcess(['1', '--check', path.relative(ROOT, dir), '--watch', '--scenario', bad]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`${bad}: $: missing "prompts" (what the user types, in order)\n`);
+      expect(r.out).toBe('');
+    } finally { rmSync(dir, { recursive: true, force: true }); rmSync(bad, { force: true }); }
   });
 });
 

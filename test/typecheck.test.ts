@@ -54,6 +54,21 @@ it('--check remembers a folder found clean, never one with errors: an error made
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
+it('--check remembers a folder by every file below it: an error made in a subfolder after a clean check is reported', async () => {
+  const dir = mkdtempSync(path.join(ROOT, '.tmp-typecheck-'));
+  try {
+    cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
+    mkdirSync(path.join(dir, 'lib'));
+    writeFileSync(path.join(dir, 'lib', 'limit.ts'), 'export const LIMIT: number = 20;\n');
+    const main = path.join(dir, 'main.ts');
+    writeFileSync(main, `${readFileSync(main, 'utf8')}\nexport { LIMIT } from './lib/limit.ts';\n`);
+    expect(await typeErrors(ROOT, dir)).toEqual([]);
+    writeFileSync(path.join(dir, 'lib', 'limit.ts'), "export const LIMIT: number = 'twenty';\n");
+    const errors = await typeErrors(ROOT, dir);
+    expect(errors.map((e) => `${path.relative(dir, path.resolve(e.file))}: ${e.message}`)).toEqual(["lib/limit.ts: Type 'string' is not assignable to type 'number'."]);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 it("the compiler runs without its garbage collector, unless the user's environment says otherwise", () => {
   expect(compilerEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', GOGC: 'off', GOMEMLIMIT: '1GiB' });
   expect(compilerEnv({ GOGC: '200', GOMEMLIMIT: '4GiB' })).toEqual({ GOGC: '200', GOMEMLIMIT: '4GiB' });

@@ -13,7 +13,7 @@
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { trackChild } from './cleanup.ts';
 
@@ -62,7 +62,11 @@ export function compilerCommand(root: string): string[] | undefined {
 export async function typeErrors(root: string, dir: string): Promise<TypeError[]> {
   const compiler = compilerCommand(root);
   if (!compiler) return [];
-  const names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
+  // Every file below the folder, subfolders too (a helper in lib/ is checked with the rest, so
+  // an edit there must change the key), but not a node_modules or a hidden folder.
+  const names = (readdirSync(dir, { recursive: true }) as string[])
+    .filter((rel) => !rel.split(path.sep).some((part) => part === 'node_modules' || part.startsWith('.')) && statSync(path.join(dir, rel)).isFile())
+    .sort();
   const bytes = names.map((name) => readFileSync(path.join(dir, name)));
   const texts = bytes.map((b, i) => (names[i]!.endsWith('.ts') ? b.toString('utf8') : ''));
   if (texts.some((t) => /TODO\([\w-]+\): not implemented yet'\)/.test(t))) return [];

@@ -6,7 +6,8 @@
 // What it is not: a file watcher for the project. Only the exercise folder is watched;
 // each check is the same one `--check` runs, with its own temp folders removed as usual.
 
-import { watch, type FSWatcher } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
 
 /** `check` prints one check and returns its exit code (0 when every scenario passes). */
 export async function watchExercise(dir: string, label: string, check: () => Promise<number>, out: NodeJS.WriteStream = process.stdout): Promise<number> {
@@ -28,6 +29,11 @@ export async function watchExercise(dir: string, label: string, check: () => Pro
   const round = async (): Promise<void> => {
     if (stopped) return;
     if (running) { again = true; return; }
+    // A folder removed or moved away sends no more changes: nothing left to wait for.
+    if (!existsSync(path.join(dir, 'main.ts'))) {
+      out.write(`${label}: its main.ts is gone (the folder was removed or moved); stopped watching\n`);
+      return stop(2);
+    }
     clear();
     running = check().catch((err: unknown) => {
       out.write(`${err instanceof Error ? err.message : String(err)}\n`);
@@ -43,7 +49,8 @@ export async function watchExercise(dir: string, label: string, check: () => Pro
 
   // Editors save in bursts (a temp file, a rename, a write): one check per burst.
   let timer: NodeJS.Timeout | undefined;
-  watcher = watch(dir, () => {
+  // Subfolders too: a helper in lib/ is part of the exercise (Linux, macOS and Windows watch them natively).
+  watcher = watch(dir, { recursive: true }, () => {
     clearTimeout(timer);
     timer = setTimeout(() => { void round(); }, 80);
   });
