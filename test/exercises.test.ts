@@ -13,7 +13,7 @@
 
 import { describe, it, expect } from 'vitest';
 import { Chalk } from 'chalk';
-import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
 import { ROOT, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
@@ -57,3 +57,28 @@ for (const ch of WRITTEN_CHAPTERS) {
     }, 30_000);
   });
 }
+
+describe('grading', () => {
+  // A module-level variable of the learner's code that one scenario leaves behind: graded
+  // on a fresh load each, every scenario sees the code as a run of its own would, whatever
+  // ran before it.
+  it('each scenario runs on a fresh load of the code: what one run left in a module does not fail the next', async () => {
+    const ch = WRITTEN_CHAPTERS[0]!;
+    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'fresh-load');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(path.dirname(dir), { recursive: true });
+    try {
+      cpSync(snapshotDir(ch), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      writeFileSync(main, readFileSync(main, 'utf8').replace(
+        'export async function runSession(',
+        "let sessions = 0;\nexport async function runSession(...args: Parameters<typeof runSessionOnce>): Promise<void> {\n  if (++sessions > 1) throw new Error('a second session in the same module');\n  return runSessionOnce(...args);\n}\nasync function runSessionOnce(",
+      ));
+      const demo = scenarioFile(ch, 'demo');
+      const verdicts = await gradeExercise(ch, dir, [demo, demo], true);
+      expect(verdicts.map((v) => [v.ok, v.crash])).toEqual([[true, null], [true, null]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

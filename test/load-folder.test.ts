@@ -85,6 +85,13 @@ describe('load-folder', () => {
     expect(compiledCodeMisses() - start).toBe(5);   // the same code (its opening comment aside): nothing compiled
     expect(copied.where()).toContain(`${path.join(copy, 'main.ts')}:`);   // stack traces name the file itself
     expect(copied.parse).toBe(first.parse);         // a package loads once per process
+
+    // Fresh: the same unchanged code runs again, a module of its own with its own state.
+    const fresh = (await loadFolder(copy, { fresh: true })) as Greeter;
+    expect(fresh).not.toBe(copied);
+    expect(copied.ticks()).toBe(2);
+    expect(fresh.ticks()).toBe(1);
+    expect(compiledCodeMisses() - start).toBe(5);   // run again, not compiled again
   });
 
   it('an import that does not resolve fails the load in one line, at the import', async () => {

@@ -105,7 +105,9 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
   const verdicts: ScenarioVerdict[] = [];
   for (const file of files) {
     const scenario = await loadScenarioFile(file);
-    const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
+    // Each scenario on a fresh load of the code: what one left in a module's variables (a
+    // counter, a cache) must not decide the next one's verdict, or the order they run in.
+    const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true });
     // A stub crashes the run, comes back to the model as an error result, or is caught and
     // printed by the agent (a failed prompt, a skipped file): look in all three.
     const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${result.terminal} ${JSON.stringify(result.events)}`)?.[1];

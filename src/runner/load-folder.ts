@@ -81,21 +81,23 @@ export function compiledCodeMisses(): number {
 /**
  * The exports of `dir/main.ts`. The same code loads once per process: a second run of
  * an unchanged folder reuses the module, as import() would; a changed folder loads anew
- * (every file of it runs again; only the changed ones are compiled).
+ * (every file of it runs again; only the changed ones are compiled). `fresh`: run every
+ * file again all the same, so that nothing one run left in a module's own variables
+ * reaches the next (--check grades each scenario on a fresh load, as a run of its own).
  */
-export function loadFolder(dir: string): Promise<unknown> {
+export function loadFolder(dir: string, o: { fresh?: boolean } = {}): Promise<unknown> {
   dir = path.resolve(dir);
   // One load of a folder at a time: a second asked for meanwhile (two runs side by side)
   // then finds the module the first made.
-  const load = (loading.get(dir) ?? Promise.resolve()).catch(() => undefined).then(() => loadNow(dir));
+  const load = (loading.get(dir) ?? Promise.resolve()).catch(() => undefined).then(() => loadNow(dir, o.fresh === true));
   loading.set(dir, load);
   return load;
 }
 
-async function loadNow(dir: string): Promise<unknown> {
+async function loadNow(dir: string, fresh: boolean): Promise<unknown> {
   // The module itself is per folder: two copies of the same code are two modules.
   const before = loaded.get(dir);
-  if (before && [...before.seen].every(([file, key]) => (keyOf(file, before.salt)?.key ?? null) === key)) return before.exports;
+  if (before && !fresh && [...before.seen].every(([file, key]) => (keyOf(file, before.salt)?.key ?? null) === key)) return before.exports;
   const entry = path.join(dir, 'main.ts');
   const require = createRequire(entry);
   // esbuild's JavaScript API is CommonJS; require keeps this file loadable from the

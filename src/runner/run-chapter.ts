@@ -32,6 +32,8 @@ export interface RunOptions {
   /** Called with the workspace once the run is over, before anything is removed (the x-ray
    *  reads what a chapter 16 run left in the repository). */
   inspect?: (workspace: string) => Promise<void>;
+  /** Load the folder's code afresh for this run (load-folder.ts), not the module an earlier run of it left. */
+  freshModule?: boolean;
   /** Stop the run, as a crash, once it has taken this long (default RUN_TIME_LIMIT_MS, run-guard.ts). */
   timeLimitMs?: number;
 }
@@ -72,11 +74,11 @@ interface ChapterModule {
  */
 type SnapshotLoader = (dir: string) => { how: string; load: () => unknown } | undefined;
 
-export async function loadChapterModule(codeDir: string): Promise<{ module: ChapterModule; how: string }> {
+export async function loadChapterModule(codeDir: string, o: { fresh?: boolean } = {}): Promise<{ module: ChapterModule; how: string }> {
   const quick = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.loadSnapshot')] as SnapshotLoader | undefined;
   const found = quick?.(codeDir);
   if (found) return { module: (await found.load()) as ChapterModule, how: found.how };
-  return { module: (await loadFolder(codeDir)) as ChapterModule, how: 'compiled on the spot' };
+  return { module: (await loadFolder(codeDir, o)) as ChapterModule, how: 'compiled on the spot' };
 }
 
 /**
@@ -191,7 +193,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   };
   try {
     const { home, cwd } = await layOutScenario(tempDir, opts.scenario);
-    const { module: chapter, how } = await loadChapterModule(opts.codeDir);
+    const { module: chapter, how } = await loadChapterModule(opts.codeDir, { fresh: opts.freshModule });
     loadedAs = how;
     await guardRun(() => chapter.runSession(opts.scenario.prompts, {
       cwd,
