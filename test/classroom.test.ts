@@ -123,6 +123,18 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
+  it('--check --json: what the learner\'s code prints while it runs goes to stderr, and stdout stays one JSON report', async () => {
+    const debug = ['main.ts', 'export async function runSession(', "console.log('DEBUG session');\nprocess.stdout.write('DEBUG raw\\n');\nexport async function runSession("] as [string, string, string];
+    const dir = halfDone([debug], '01-agent-loop');
+    try {
+      const r = await runInProcess(['1', '--check', path.relative(ROOT, dir), '--json']);
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.out) as { ok: boolean }).ok).toBe(true);
+      expect(r.err).toContain('DEBUG session\n');
+      expect(r.err).toContain('DEBUG raw\n');
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
 });
 
 // Any chapter's check says it the same way: the smallest one's is checked.

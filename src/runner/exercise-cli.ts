@@ -136,13 +136,33 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
     return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
   }
   if (o.json) {
-    const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, true)]);
+    // The report is the one thing on stdout: what the learner's code prints while it runs
+    // (a console.log left in while debugging) goes to stderr, or no grader could parse it.
+    const restore = stdoutToStderr();
+    let types: TypeError[];
+    let verdicts: ScenarioVerdict[];
+    try {
+      [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, true)]);
+    } finally {
+      restore();
+    }
     const passed = verdicts.filter((v) => v.ok).length;
     const ok = passed === files.length && types.length === 0;
     print(JSON.stringify({ chapter: ch.n, folder: display(dir), ok, passed, total: files.length, type_errors: types, scenarios: verdicts }, null, 2));
     return ok ? 0 : 1;
   }
   return checkOnce(ch, dir, files, print, c);
+}
+
+/** Until the returned function is called, what would go to stdout (console.log, .info, .debug, direct writes) goes to stderr. */
+function stdoutToStderr(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug, write: process.stdout.write };
+  console.log = console.info = console.debug = console.error;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  return () => {
+    Object.assign(console, { log: saved.log, info: saved.info, debug: saved.debug });
+    process.stdout.write = saved.write;
+  };
 }
 
 /** One check as a learner reads it: a line per scenario up to the first that fails, and what to do about it. */
