@@ -256,9 +256,33 @@ describe.concurrent('the classroom commands', () => {
     for (const [flag, run] of [['--solution', runMjs], ['--check', runInProcess]] as const) {
       const r = await run(['13', flag, 'exercises/no-such-folder']);
       expect(r.code).toBe(2);
-      expect(r.err.trim()).toBe('exercises/no-such-folder: no main.ts here; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
+      expect(r.err.trim()).toBe('exercises/no-such-folder: no such folder; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
       expect(r.out).toBe('');
     }
+  });
+
+  it('a file where the folder should be, or a word after it: one line each, exit 2, nothing made', async () => {
+    for (const [args, line] of [
+      [['11', '--exercise', 'package.json'], 'package.json: a file, not a folder'],
+      [['11', '--exercise', 'README.md/sub'], 'README.md/sub: README.md is a file, not a folder'],
+      [['11', '--check', 'package.json'], "package.json: a file, not a folder (give the exercise's folder)"],
+      [['11', '--solution', 'docs/README.md'], "docs/README.md: a file, not a folder (give the exercise's folder)"],
+      [['11', '--check', 'exercises/my', 'work'], '"work": --check takes one folder (a path with spaces goes in quotes)'],
+    ] as const) {
+      const r = await runInProcess([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toBe(`${line}\n`);
+      expect(r.out).toBe('');
+    }
+  });
+
+  it('--exercise prints a check command that can be pasted as it is: a folder with a space is quoted', async () => {
+    const dir = path.join(ROOT, `.tmp-cli-with space-${process.pid}`);
+    try {
+      const r = await runInProcess(['11', '--exercise', path.relative(ROOT, dir)]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain(`Then check your work:  node steps/run.mjs 11 --check '${path.relative(ROOT, dir)}'\n`);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
   it('--check DIR --scenario FILE grades with the teacher\'s scenario; --case with one of the chapter\'s', async () => {
@@ -290,6 +314,8 @@ describe.concurrent('the classroom commands', () => {
       const r = await runInProcess(['11', '--check', path.relative(ROOT, dir)]);
       expect(r.code).toBe(2);
       expect(r.err.trim()).toBe(`${path.relative(ROOT, dir)} was made for chapter 9, not chapter 11: check it with node steps/run.mjs 9 --check ${path.relative(ROOT, dir)}`);
+      const diff = await runInProcess(['11', '--solution', path.relative(ROOT, dir)]);
+      expect(diff.err.trim()).toBe(`${path.relative(ROOT, dir)} was made for chapter 9, not chapter 11: compare it with node steps/run.mjs 9 --solution ${path.relative(ROOT, dir)}`);
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 

@@ -212,6 +212,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   const words = positional.slice(1);
   if (words.length > 0 && !COMMANDS[command]!.words) {
     throw new UsageError(/^\d+$/.test(words[0]!) ? `one chapter at a time (got ${positional.join(' ')})`
+      : ['exercise', 'check', 'solution'].includes(command) ? `"${words.join(' ')}": --${command} takes one folder (a path with spaces goes in quotes)`
       : `"${words.join(' ')}": only --live takes a prompt of your own (node steps/run.mjs ${chapter.n} --live "your question")`);
   }
 

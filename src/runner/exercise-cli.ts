@@ -4,7 +4,7 @@
 // code differs from the reference.
 
 import { mkdir, readdir, readFile, writeFile, stat } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { chapterDir, WRITTEN_CHAPTERS, type Chapter } from '../chapters.ts';
@@ -25,6 +25,26 @@ function display(dir: string): string {
   return rel === '' ? '.' : rel.startsWith('..') ? dir : rel;
 }
 
+/** A word as a shell reads it back: quoted when it holds anything but plain path characters. */
+function shellWord(word: string): string {
+  return /^[\w./:@+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** `node steps/run.mjs ARGS` as the learner can paste it where they stand (the script's path from there). */
+function runCommand(...args: (string | number)[]): string {
+  return ['node', display(path.join(ROOT, 'steps', 'run.mjs')), ...args.map(String)].map(shellWord).join(' ');
+}
+
+/** Why `dir` cannot be an exercise folder to make or read: it is a file, or a file stands where a folder of its path should. */
+function notAFolder(dir: string): string | undefined {
+  for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) {
+    if (!existsSync(d)) continue;
+    if (statSync(d).isDirectory()) return undefined;
+    return d === dir ? `${display(dir)}: a file, not a folder` : `${display(dir)}: ${display(d)} is a file, not a folder`;
+  }
+  return undefined;
+}
+
 /** The exercise's imports (the SDK) must resolve: the folder has to sit inside the project. */
 function assertInsideProject(dir: string): void {
   const rel = path.relative(ROOT, dir);
@@ -35,6 +55,8 @@ function assertInsideProject(dir: string): void {
 
 export async function makeExercise(ch: Chapter, dir: string, print: (s: string) => void): Promise<number> {
   assertInsideProject(dir);
+  const file = notAFolder(dir);
+  if (file) throw new UsageError(file);
   if (existsSync(dir) && (await readdir(dir)).length > 0) {
     throw new UsageError(`${display(dir)} already exists and is not empty: your work there is left alone (choose another folder or remove it)`);
   }
@@ -50,7 +72,7 @@ export async function makeExercise(ch: Chapter, dir: string, print: (s: string) 
   print(`Chapter ${ch.n} exercise written to ${display(dir)} (${files.length} files).`);
   print(`Fill in ${todos.length} TODO${todos.length === 1 ? '' : 's'}:`);
   for (const t of todos) print(`  ${t.file}  TODO(${t.name})`);
-  print(`Then check your work:  node steps/run.mjs ${ch.n} --check ${display(dir)}`);
+  print(`Then check your work:  ${runCommand(ch.n, '--check', display(dir))}`);
   return 0;
 }
 
@@ -88,14 +110,17 @@ function madeFor(dir: string): number | undefined {
 }
 
 /** The folder must hold an exercise, and one made for this chapter. */
-function assertExercise(ch: Chapter, dir: string): void {
-  assertInsideProject(dir);
-  if (!existsSync(path.join(dir, 'main.ts'))) {
-    throw new UsageError(`${display(dir)}: no main.ts here; create the exercise first with: node steps/run.mjs ${ch.n} --exercise ${display(dir)}`);
-  }
+function assertExercise(ch: Chapter, dir: string, command: 'check' | 'solution'): void {
+  // A diff reads the folder wherever it is; a check runs it, and its imports must resolve.
+  if (command === 'check') assertInsideProject(dir);
+  const file = notAFolder(dir);
+  if (file) throw new UsageError(`${file} (give the exercise's folder)`);
+  const make = runCommand(ch.n, '--exercise', display(dir));
+  if (!existsSync(dir)) throw new UsageError(`${display(dir)}: no such folder; create the exercise first with: ${make}`);
+  if (!existsSync(path.join(dir, 'main.ts'))) throw new UsageError(`${display(dir)}: no main.ts here; create the exercise first with: ${make}`);
   const made = madeFor(dir);
   if (made !== undefined && made !== ch.n) {
-    throw new UsageError(`${display(dir)} was made for chapter ${made}, not chapter ${ch.n}: check it with node steps/run.mjs ${made} --check ${display(dir)}`);
+    throw new UsageError(`${display(dir)} was made for chapter ${made}, not chapter ${ch.n}: ${command === 'check' ? 'check it' : 'compare it'} with ${runCommand(made, `--${command}`, display(dir))}`);
   }
 }
 
@@ -127,7 +152,7 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
 }
 
 export async function checkExercise(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance, o: CheckOptions = {}): Promise<number> {
-  assertExercise(ch, dir);
+  assertExercise(ch, dir, 'check');
   const files = o.scenarios ?? casesOf(ch).map((name) => scenarioFile(ch, name));
   // A scenario with a mistake is bad input, refused once (exit 2), not reported on every round of --watch.
   for (const file of files) await loadScenarioFile(file);
@@ -208,7 +233,7 @@ function printTypeErrors(types: TypeError[], print: (s: string) => void, c: Chal
 }
 
 export async function showSolution(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance): Promise<number> {
-  assertExercise(ch, dir);
+  assertExercise(ch, dir, 'solution');
   const reference = snapshotDir(ch);
   const names = new Set<string>();
   for (const d of [reference, dir]) if (existsSync(d)) for (const f of await readdir(d)) if (f.endsWith('.ts')) names.add(f);
