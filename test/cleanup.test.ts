@@ -7,7 +7,7 @@
 
 import { afterAll, describe, it, expect } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -209,6 +209,28 @@ describe('a crash whose one line cannot be written', () => {
     expect(code).toBe(1);
     expect(out).toBe('1 tries');
   }, 30_000);
+});
+
+describe('chapter code that never yields', () => {
+  // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
+  // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
+  // ends the process group (watchdog.ts). Its wait is shortened here from 15 s to 1 s.
+  it('is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
+    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
+    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'loop-'));
+    try {
+      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', 'const session = new Session(client, host);\n  while (Date.now() > 0) { /* a loop that never ends */ }'));
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
+      expect(r.signal).toBe('SIGKILL');
+      expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\n');
+      expect(r.left).toEqual([]);
+      expect(r.processes).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('--live, interrupted (the mock stands in for the API)', () => {

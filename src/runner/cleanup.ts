@@ -440,6 +440,11 @@ export function catchCrashes(catcher: ((what: string, err: unknown) => boolean) 
   registry.catcher = catcher;
 }
 
+/** Whether this is a command-line process: installExitHandlers has run (a library or a test never calls it). */
+export function exitHandlersInstalled(): boolean {
+  return registry.installed;
+}
+
 /**
  * Signal and crash handlers for a command-line process (steps/run.mjs installs them once;
  * a library or a test never should: they end the process). On SIGINT, SIGTERM or SIGHUP:

@@ -207,7 +207,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       platform: SCRIPTED_PLATFORM,
       // Unattended: no way to ask at all, as when the agent runs from a script or a pipe.
       ...(!opts.scenario.unattended && { ask }),
-    }), opts.timeLimitMs);
+    }), { limitMs: opts.timeLimitMs, label: path.relative(process.cwd(), opts.scenario.file) || opts.scenario.file, paths: [tempDir] });
   } catch (err) {
     crash = oneLine(err);
     crashAt = placeInLoadedCode(err);

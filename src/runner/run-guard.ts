@@ -14,9 +14,11 @@
 // still have work pending after that; the run goes on to clean up all the same.
 //
 // What it is not: a sandbox. Code that never yields (`while (true) {}`) holds the thread,
-// and no timer here can fire until it lets go.
+// and no timer here can fire until it lets go: watchdog.ts ends such a run from another
+// thread.
 
-import { catchCrashes } from './cleanup.ts';
+import { catchCrashes, exitHandlersInstalled } from './cleanup.ts';
+import { watchRun } from './watchdog.ts';
 
 /** The longest a scripted run may take: no scenario of the series needs a tenth of it. */
 export const RUN_TIME_LIMIT_MS = 60_000;
@@ -53,8 +55,14 @@ function uninstall(): void {
   catchCrashes(undefined);
 }
 
-/** Runs `work` under the guard (see the header); `limitMs`: the time limit. */
-export async function guardRun<T>(work: () => Promise<T>, limitMs = RUN_TIME_LIMIT_MS): Promise<T> {
+/**
+ * Runs `work` under the guard (see the header); `limitMs`: the time limit. In a command-line
+ * process, the main thread is watched meanwhile too (watchdog.ts): `label` names the run
+ * there, and `paths` are its temp folders, removed should the watchdog have to end it.
+ */
+export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number; label?: string; paths?: string[] } = {}): Promise<T> {
+  const limitMs = o.limitMs ?? RUN_TIME_LIMIT_MS;
+  const unwatch = exitHandlersInstalled() ? watchRun(o.label ?? 'a scripted run', o.paths ?? []) : undefined;
   if (active.length === 0) install();
   let timer: NodeJS.Timeout | undefined;
   let guard: Guard | undefined;
@@ -67,6 +75,7 @@ export async function guardRun<T>(work: () => Promise<T>, limitMs = RUN_TIME_LIM
   try {
     return await Promise.race([Promise.resolve().then(work), stopped]);
   } finally {
+    unwatch?.();
     clearTimeout(timer);
     active.splice(active.indexOf(guard!), 1);
     if (active.length === 0) uninstall();

@@ -1,0 +1,61 @@
+// The one thing run-guard.ts cannot stop: chapter code that never yields (`while (true) {}`
+// where a learner meant to loop over tool calls). It holds the thread, so no timer fires and
+// no signal handler runs: Ctrl-C and SIGTERM went unanswered, and the only way out was
+// SIGKILL, which left the run's temp folder behind.
+//
+// So while a guarded run is in progress in a command-line process, a worker thread watches
+// the main thread's heartbeat (a counter it bumps a few times a second, in shared memory).
+// When the heartbeat has stood still for STALL_MS, the worker says so on stderr, naming the
+// scenario, removes the run's temp folders, and ends the process: with SIGKILL, the only
+// signal a thread that never yields cannot hold off (its process group with it, when the
+// runner leads one, as it does started from a shell, so that its shell commands go too).
+// Exit status 137, as a shell reports SIGKILL.
+//
+// What it is not: a time limit for slow code (run-guard.ts has that, 60 s); nothing in the
+// series blocks its thread for more than a moment. Not started in tests, where no
+// command-line handlers are installed: a test runner has its own timeouts.
+
+import { Worker } from 'node:worker_threads';
+
+/** How long the main thread may go without a turn of its event loop during a run. SUBAGENTS_STALL_MS overrides it (tests). */
+const STALL_MS = Number(process.env.SUBAGENTS_STALL_MS) > 0 ? Number(process.env.SUBAGENTS_STALL_MS) : 15_000;
+
+// Plain JavaScript, evaluated in the worker: it must not need the runner's modules.
+const DOG = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { rmSync, readFileSync, writeSync } = require('node:fs');
+const shared = new Int32Array(workerData.shared);   // [heartbeat, armed]
+let job = { label: '', paths: [] };
+parentPort.on('message', (m) => { job = m; });
+let last = Atomics.load(shared, 0);
+let since = Date.now();
+setInterval(() => {
+  const beat = Atomics.load(shared, 0);
+  if (beat !== last || Atomics.load(shared, 1) === 0) { last = beat; since = Date.now(); return; }
+  if (Date.now() - since < workerData.stallMs) return;
+  writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\\n');
+  for (const p of job.paths) { try { rmSync(p, { recursive: true, force: true }); } catch {} }
+  let leader = false;
+  try { const stat = readFileSync('/proc/self/stat', 'utf8'); leader = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === process.pid; } catch {}
+  try { process.kill(leader ? -process.pid : process.pid, 'SIGKILL'); } catch { process.kill(process.pid, 'SIGKILL'); }
+}, 100);
+`;
+
+let dog: { worker: Worker; shared: Int32Array } | undefined;
+
+/**
+ * Watch the main thread while a run of `label` is in progress; its temp folders are `paths`.
+ * Returns the function that stops watching (the worker stays, idle, for the next run).
+ */
+export function watchRun(label: string, paths: string[]): () => void {
+  if (!dog) {
+    const shared = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS } });
+    worker.unref();
+    setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
+    dog = { worker, shared };
+  }
+  dog.worker.postMessage({ label, paths });
+  Atomics.store(dog.shared, 1, 1);
+  return () => { if (dog) Atomics.store(dog.shared, 1, 0); };
+}
