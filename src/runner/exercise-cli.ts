@@ -138,7 +138,11 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
     const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${result.terminal} ${JSON.stringify(result.events)}`)?.[1];
     const failing = result.expectations.find((e) => !e.ok);
     const stubHint = stub === undefined ? undefined : hints.find((x) => x.name === stub)?.hints.join(' ');
-    const chapterHints = hints.map((h) => h.hints.join(' ')).join(' / ');
+    // A crash is hinted by the TODOs of the file it happened in (none: it is not in code the
+    // exercise asked for, so no TODO's hint would help); anything else by all of the chapter's.
+    const crashedIn = result.crashAt === undefined ? undefined : path.basename(result.crashAt.replace(/:\d+:\d+$/, ''));
+    const nearby = result.crash === undefined ? hints : hints.filter((h) => crashedIn !== undefined && path.basename(h.file) === crashedIn);
+    const chapterHints = nearby.map((h) => h.hints.join(' ')).join(' / ');
     const hint = result.ok ? undefined : stubHint ?? failing?.hint ?? (chapterHints || undefined);
     verdicts.push({
       case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
@@ -226,7 +230,7 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
 /** Type errors first: the code runs without its types, so these would otherwise go unseen. */
 function printTypeErrors(types: TypeError[], print: (s: string) => void, c: ChalkInstance): void {
   if (types.length === 0) return;
-  print(`${c.red('✖')} type errors (the code still runs: types are stripped, not checked, when it loads):`);
+  print(`${c.red('✖')} type errors (loading the code strips the types without checking them: these are from the type checker):`);
   for (const t of types.slice(0, 8)) print(`  ${t.file}:${t.line}:${t.column}: ${t.message}`);
   if (types.length > 8) print(`  … and ${types.length - 8} more`);
   print('');
