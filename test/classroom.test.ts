@@ -123,6 +123,18 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
+  it('an exception in a tool is named: the agent sent it back to the model as an error result, and a missing behaviour was all that showed', async () => {
+    const dir = halfDone([['subagent.ts', 'function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {', "function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {\n  if (type) throw new TypeError('boom from the learner');"]]);
+    try {
+      const r = await runInProcess(['11', '--check', dir]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('\n  a tool call threw: Error: boom from the learner (sent back to the model as an error result)\n');
+      const json = await runInProcess(['11', '--check', dir, '--json']);
+      const demo = (JSON.parse(json.out) as { scenarios: { case: string; tool_errors: string[] }[] }).scenarios.find((v) => v.case === 'demo')!;
+      expect(demo.tool_errors).toEqual(['Error: boom from the learner']);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
   it('--check --json: what the learner\'s code prints while it runs goes to stderr, and stdout stays one JSON report', async () => {
     const debug = ['main.ts', 'export async function runSession(', "console.log('DEBUG session');\nprocess.stdout.write('DEBUG raw\\n');\nexport async function runSession("] as [string, string, string];
     const dir = halfDone([debug], '01-agent-loop');

@@ -12,6 +12,8 @@ import { exerciseFiles, hintsFor } from '../tooling/exercise.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
+import { blocksOf, resultText } from './expectations.ts';
+import type { MockEvent } from '../mock/index.ts';
 import { colorDiff } from './diff-color.ts';
 import { typeErrors, type TypeError } from './typecheck.ts';
 import { UsageError } from './usage-error.ts';
@@ -96,6 +98,8 @@ export interface ScenarioVerdict {
   /** Where in the folder's code it crashed ("exercises/ch1/agent.ts:19:7"), when that is known. */
   crash_at: string | null;
   failures: string[];
+  /** Tool calls whose code threw: the error, as its is_error tool_result carried it back to the model. */
+  tool_errors: string[];
   expectations: { name: string; ok: boolean; detail: string; hint: string | null }[];
   /** What to look at first: the stub's hint, or the first failing expectation's. */
   hint: string | null;
@@ -124,6 +128,27 @@ function assertExercise(ch: Chapter, dir: string, command: 'check' | 'solution')
   }
 }
 
+/**
+ * The errors the agent's tools threw during a run, as it sent them back (is_error results
+ * reading like a thrown error: "TypeError: …"), each once, at most three. An agent turns an
+ * exception in a tool into a result for the model and goes on, so the learner's own bug
+ * shows up only as a missing behaviour further on, unless it is named.
+ */
+function thrownInTools(events: MockEvent[]): string[] {
+  const found = new Set<string>();
+  for (const e of events) {
+    if (e.type !== 'request') continue;
+    for (const m of (e.body.messages as unknown[] | undefined) ?? []) {
+      for (const b of blocksOf(m)) {
+        if (b.type !== 'tool_result' || b.is_error !== true) continue;
+        const text = resultText(b).split('\n')[0]!;
+        if (/^(?:[A-Z]\w*)?Error: /.test(text)) found.add(text);
+      }
+    }
+  }
+  return [...found].slice(0, 3);
+}
+
 /** Runs scenarios against the folder; `all: false` stops at the first that fails (the learner's loop). */
 export async function gradeExercise(ch: Chapter, dir: string, files: string[], all: boolean): Promise<ScenarioVerdict[]> {
   const hints = await hintsFor(ROOT, ch.n);
@@ -147,6 +172,7 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
     verdicts.push({
       case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
       stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
+      tool_errors: result.ok ? [] : thrownInTools(result.events),
       expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
       hint: hint ?? null,
     });
@@ -215,6 +241,7 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       print(`  ${c.bold('missing behaviour:')} ${failing.name}`);
       print(`  ${c.dim(failing.detail)}`);
     }
+    for (const thrown of v.tool_errors) print(`  ${c.bold('a tool call threw:')} ${thrown} ${c.dim('(sent back to the model as an error result)')}`);
     if (v.hint) print(`  ${c.yellow('hint:')} ${v.hint}`);
     print(`\n${passed}/${files.length} scenarios pass so far. Fix this one and run the check again.`);
     return 1;

@@ -37,7 +37,7 @@ export function responsesOf(events: MockEvent[], track: string): ResponseEvent[]
 
 type Block = Record<string, unknown>;
 
-function blocksOf(message: unknown): Block[] {
+export function blocksOf(message: unknown): Block[] {
   const content = (message as { content?: unknown }).content;
   return Array.isArray(content) ? (content as Block[]) : [{ type: 'text', text: String(content ?? '') }];
 }
