@@ -12,7 +12,7 @@ import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { mkdtempSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
@@ -259,6 +259,21 @@ describe.concurrent('the classroom commands', () => {
       expect(r.err.trim()).toBe('exercises/no-such-folder: no such folder; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
       expect(r.out).toBe('');
     }
+  });
+
+  it('--solution shows a file of the learner\'s own, in a subfolder too, even one of one line', async () => {
+    const dir = scratch();
+    try {
+      cpSync(path.join(ROOT, 'steps/11-subagents'), dir, { recursive: true });
+      expect((await runInProcess(['11', '--solution', dir])).out).toBe('Your code matches the reference exactly.\n');
+      writeFileSync(path.join(dir, 'helper.ts'), 'export const x = 1;\n');
+      mkdirSync(path.join(dir, 'lib'));
+      writeFileSync(path.join(dir, 'lib', 'more.ts'), 'export const y = 2;\n');
+      const r = await runInProcess(['11', '--solution', dir]);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('--- yours/helper.ts\n+++ reference/helper.ts\n@@ -1 +0,0 @@\n-export const x = 1;\n');
+      expect(r.out).toContain(`--- yours/${path.join('lib', 'more.ts')}\n`);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
   it('a file where the folder should be, or a word after it: one line each, exit 2, nothing made', async () => {

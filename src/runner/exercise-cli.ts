@@ -266,10 +266,19 @@ function printTypeErrors(types: TypeError[], print: (s: string) => void, c: Chal
 export async function showSolution(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance): Promise<number> {
   assertExercise(ch, dir, 'solution');
   const reference = snapshotDir(ch);
+  // Every .ts file on either side, in subfolders too (a helper of the learner's own is part
+  // of the difference), but not in a node_modules or a hidden folder.
   const names = new Set<string>();
-  for (const d of [reference, dir]) if (existsSync(d)) for (const f of await readdir(d)) if (f.endsWith('.ts')) names.add(f);
+  for (const d of [reference, dir]) {
+    if (!existsSync(d)) continue;
+    for (const f of await readdir(d, { recursive: true })) {
+      if (f.endsWith('.ts') && !f.split(path.sep).some((part) => part === 'node_modules' || part.startsWith('.'))) names.add(f);
+    }
+  }
+  // The header line differs by design (the exercise names its folder, the snapshot its
+  // source): left out; any other first line is code.
   const body = async (file: string) => {
-    try { return (await readFile(file, 'utf8')).split('\n').slice(1).join('\n'); } catch { return ''; }
+    try { return (await readFile(file, 'utf8')).replace(/^\/\/ (?:EXERCISE for|GENERATED from) .*\n/, ''); } catch { return ''; }
   };
   let out = '';
   for (const name of [...names].sort()) {
