@@ -118,7 +118,14 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // Ctrl-C, SIGTERM, a crash: the temp folders, worktrees and child processes a run made are
 // removed on the way out (src/runner/cleanup.ts).
-const { main, installExitHandlers, finish } = await runner();
+const { main, installExitHandlers, finish, codeLeftUnfinished } = await runner();
 installExitHandlers();
 process.exitCode = await main(process.argv.slice(2));
 await finish();
+// Chapter code whose run was stopped (it crashed, or ran out of time) may still have a timer
+// pending: the command is done, and that must not keep it waiting. Once what was printed
+// has been written out, the process ends.
+if (codeLeftUnfinished?.()) {
+  await new Promise((resolve) => { process.stdout.write('', () => process.stderr.write('', resolve)); });
+  process.exit();
+}

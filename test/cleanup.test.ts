@@ -148,40 +148,26 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
 });
 
 describe.concurrent('finished and crashed runs leave nothing behind', () => {
-  it('a shell command still running in the background when the run ends is stopped', async () => {
-    const r = await runIsolated(['2', '--scenario', lingeringBriefly]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('slept');
-    expect(r.left).toEqual([]);
-    expect(r.processes).toEqual([]);
-  }, 60_000);
-
-  it('an unhandled rejection mid-run: the scenario fails naming it, exit 1, workspace removed', async () => {
-    // Chapter code that fails the way a fork child's lost promise would: nobody awaits it.
+  // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
+  // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
+  // ends the process group (watchdog.ts). Its wait is shortened here from 15 s to 1 s.
+  it('is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
     mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'crash-'));
+    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'loop-'));
     try {
-      writeFileSync(path.join(dir, 'main.ts'), [
-        'export const DEFAULT_MODEL = "claude-sonnet-4-6";',
-        'export async function runSession(_prompts: string[], host: { cwd: string }): Promise<void> {',
-        '  void Promise.reject(new Error(`lost in ${host.cwd}`));',
-        '  await new Promise((r) => setTimeout(r, 5000));',
-        '}',
-      ].join('\n'));
-      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
-      expect(r.code).toBe(1);
-      // The check goes on to its verdict (it used to end at the crash handler, naming no scenario).
-      expect(r.stderr).toBe('');
-      expect(r.stdout).toMatch(/^✖ demo: .*\n {2}the agent crashed: unhandled rejection: lost in \S+subagents-run-\w+\/work\n {2}at \.tmp\/crash-\w+\/main\.ts:3:\d+$/m);
+      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', 'const session = new Session(client, host);\n  while (Date.now() > 0) { /* a loop that never ends */ }'));
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
+      expect(r.signal).toBe('SIGKILL');
+      expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\n');
       expect(r.left).toEqual([]);
       expect(r.processes).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
-});
 
-describe('a crash whose one line cannot be written', () => {
   // The runner's own crash handler (installExitHandlers, from the bundle run.mjs loads), in a
   // process whose stderr fails every write the way a closed pipe does: the failure arrives
   // later, as an 'error' event nobody listens to, so it is itself an uncaught exception. The
@@ -209,22 +195,32 @@ describe('a crash whose one line cannot be written', () => {
     expect(code).toBe(1);
     expect(out).toBe('1 tries');
   }, 30_000);
-});
 
-describe('chapter code that never yields', () => {
-  // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
-  // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
-  // ends the process group (watchdog.ts). Its wait is shortened here from 15 s to 1 s.
-  it('is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
+  it('a shell command still running in the background when the run ends is stopped', async () => {
+    const r = await runIsolated(['2', '--scenario', lingeringBriefly]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('slept');
+    expect(r.left).toEqual([]);
+    expect(r.processes).toEqual([]);
+  }, 60_000);
+
+  it('an unhandled rejection mid-run: the scenario fails naming it, exit 1, workspace removed', async () => {
+    // Chapter code that fails the way a fork child's lost promise would: nobody awaits it.
     mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'loop-'));
+    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'crash-'));
     try {
-      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', 'const session = new Session(client, host);\n  while (Date.now() > 0) { /* a loop that never ends */ }'));
-      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
-      expect(r.signal).toBe('SIGKILL');
-      expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\n');
+      writeFileSync(path.join(dir, 'main.ts'), [
+        'export const DEFAULT_MODEL = "claude-sonnet-4-6";',
+        'export async function runSession(_prompts: string[], host: { cwd: string }): Promise<void> {',
+        '  void Promise.reject(new Error(`lost in ${host.cwd}`));',
+        '  await new Promise((r) => setTimeout(r, 5000));',
+        '}',
+      ].join('\n'));
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
+      expect(r.code).toBe(1);
+      // The check goes on to its verdict (it used to end at the crash handler, naming no scenario).
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^✖ demo: .*\n {2}the agent crashed: unhandled rejection: lost in \S+subagents-run-\w+\/work\n {2}at \.tmp\/crash-\w+\/main\.ts:3:\d+$/m);
       expect(r.left).toEqual([]);
       expect(r.processes).toEqual([]);
     } finally {

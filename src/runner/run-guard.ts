@@ -25,6 +25,17 @@ export const RUN_TIME_LIMIT_MS = 60_000;
 
 interface Guard { stop: (err: Error) => void }
 const active: Guard[] = [];
+/** Whether some run was stopped before its code finished: that code may still have timers pending. */
+let leftUnfinished = false;
+
+/**
+ * Whether a run this process guarded was stopped before its code finished (a crash, the
+ * time limit): what that code still has pending (a timer, a socket) would keep the process
+ * alive after its command is done, so the command line then ends it (steps/run.mjs).
+ */
+export function codeLeftUnfinished(): boolean {
+  return leftUnfinished;
+}
 let realExit: typeof process.exit | undefined;
 
 /** The run most recently started among those still running: the one a stray call or error is put down to. */
@@ -72,9 +83,11 @@ export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number;
   });
   stopped.catch(() => {});   // settled by the race, or too late to matter
   active.push(guard!);
+  let finished = false;
   try {
-    return await Promise.race([Promise.resolve().then(work), stopped]);
+    return await Promise.race([Promise.resolve().then(work).finally(() => { finished = true; }), stopped]);
   } finally {
+    if (!finished) leftUnfinished = true;
     unwatch?.();
     clearTimeout(timer);
     active.splice(active.indexOf(guard!), 1);
