@@ -151,7 +151,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
   // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
   // ends the process group (watchdog.ts). Its wait is shortened here from 15 s to 1 s.
-  it('is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
+  it('chapter code that never yields is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
     mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
     const dir = mkdtempSync(path.join(ROOT, '.tmp', 'loop-'));
     try {
@@ -173,7 +173,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // later, as an 'error' event nobody listens to, so it is itself an uncaught exception. The
   // handler tries its line once, cleans up and exits 1; it used to try again for every
   // failure, each one making the next, and the process never got to exit.
-  it('tries once, then exits 1', async () => {
+  it('a crash whose one line cannot be written: the handler tries once, then exits 1', async () => {
     const script = [
       "import { writeSync } from 'node:fs';",
       `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
