@@ -44,7 +44,7 @@ describe('a scripted run stops, as a crash of its own, when the chapter code', (
   });
 
   it('finishes in time: nothing changes', async () => {
-    const r = await runChapter({ codeDir: chapter('fine', '  await new Promise((r) => setTimeout(r, 10));'), scenario, latencyScale: 0, timeLimitMs: 5_000 });
+    const r = await runChapter({ codeDir: chapter('fine', '  await new Promise((r) => setTimeout(r, 10));'), scenario, latencyScale: 0, timeLimitMs: 30_000 });
     expect(r.crash).toBeUndefined();
   });
 });
