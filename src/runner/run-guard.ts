@@ -25,7 +25,7 @@ export const RUN_TIME_LIMIT_MS = 60_000;
 
 interface Guard { stop: (err: Error) => void }
 const active: Guard[] = [];
-/** Whether some run was stopped before its code finished: that code may still have timers pending. */
+let realExit: typeof process.exit | undefined;
 let leftUnfinished = false;
 
 /**
@@ -36,7 +36,6 @@ let leftUnfinished = false;
 export function codeLeftUnfinished(): boolean {
   return leftUnfinished;
 }
-let realExit: typeof process.exit | undefined;
 
 /** The run most recently started among those still running: the one a stray call or error is put down to. */
 const current = (): Guard | undefined => active.at(-1);
