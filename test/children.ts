@@ -44,3 +44,9 @@ export async function stopStrays(graceMs = 2000): Promise<string[]> {
   for (const [child] of strays) running.delete(child);
   return strays.map(([, { what }]) => what);
 }
+
+/** SIGKILL every tracked child still running (its group, if it leads one), at once: for a worker on its way out. */
+export function killStraysNow(): void {
+  for (const [child, { group }] of running) signal(child, 'SIGKILL', group);
+  running.clear();
+}
