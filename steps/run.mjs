@@ -91,11 +91,19 @@ try {
     // tsx keeps its disk cache in the temp folder (TMPDIR/tsx-UID), made as it compiles the
     // runner: before the runner can refuse a TMPDIR (src/runner/cleanup.ts, scratchRoot).
     // Where the runner will refuse it (no such folder, one it cannot write, or one inside a
-    // git repository), the loader keeps its cache in memory, so the refusal comes and
-    // nothing is made there.
-    if (!usableTempFolder(tmpdir())) process.env.TSX_DISABLE_CACHE = '1';
+    // git repository), the loader is given the system's temp folder instead, where a run
+    // without TMPDIR keeps it (tsx takes the folder as it starts, and its loader runs in a
+    // thread of its own with the environment it started with); the runner then sees the
+    // TMPDIR it was given, and refuses it with nothing made there. Should the system's
+    // temp folder not do either, the cache stays in memory.
+    const given = process.env.TMPDIR;
+    if (!usableTempFolder(tmpdir())) {
+      delete process.env.TMPDIR;
+      if (!usableTempFolder(tmpdir())) process.env.TSX_DISABLE_CACHE = '1';
+    }
     const { register } = await import('tsx/esm/api');
     register();
+    if (given !== undefined) process.env.TMPDIR = given;
   }
 } catch (err) {
   if (err && err.code === 'ERR_MODULE_NOT_FOUND') {
