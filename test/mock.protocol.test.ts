@@ -190,16 +190,17 @@ describe('headers, paths and models', () => {
 
   it('413 request_too_large for a body over 32 MiB, before the key is looked at; the bytes are not kept', async () => {
     const m = await mock({ main: { turns: [{ text: 'x' }] } });
-    const padding = 'x'.repeat(MAX_REQUEST_BYTES);   // with the JSON around it, just over
-    const big = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...ask(), system: padding }) });
+    // A valid request padded with white space to a size, as bytes (no 32 MiB string is built).
+    const request = Buffer.from(JSON.stringify(ask()));
+    const padded = (size: number) => Buffer.concat([request, Buffer.alloc(size - request.length, 0x20)]);
+    const big = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: padded(MAX_REQUEST_BYTES + 1) });
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' } });
     expect(m.events.map((e) => e.type)).toEqual(['request', 'error']);
     expect(m.events[0]).toMatchObject({ body: {}, model: '' });
     expect(m.failures).toEqual([]);
     // A body of exactly the limit is read as usual: here refused for its missing key.
-    const under = JSON.stringify({ ...ask(), system: '' });
-    const fits = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: under + ' '.repeat(MAX_REQUEST_BYTES - Buffer.byteLength(under)) });
+    const fits = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: padded(MAX_REQUEST_BYTES) });
     expect(fits.status).toBe(401);
   });
 
