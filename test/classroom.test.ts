@@ -125,11 +125,13 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
 
   it('an exception in a tool is named: the agent sent it back to the model as an error result, and a missing behaviour was all that showed', async () => {
     const dir = halfDone([['subagent.ts', 'function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {', "function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {\n  if (type) throw new TypeError('boom from the learner');"]]);
+    // The demo alone (--case): it is the scenario that delegates, and the other ten would only
+    // say the same of theirs, twice.
     try {
-      const r = await runInProcess(['11', '--check', dir]);
+      const r = await runInProcess(['11', '--check', dir, '--case', 'demo']);
       expect(r.code).toBe(1);
       expect(r.out).toContain('\n  a tool call threw: Error: boom from the learner (sent back to the model as an error result)\n');
-      const json = await runInProcess(['11', '--check', dir, '--json']);
+      const json = await runInProcess(['11', '--check', dir, '--case', 'demo', '--json']);
       const demo = (JSON.parse(json.out) as { scenarios: { case: string; tool_errors: string[] }[] }).scenarios.find((v) => v.case === 'demo')!;
       expect(demo.tool_errors).toEqual(['Error: boom from the learner']);
     } finally { rmSync(dir, { recursive: true, force: true }); }
