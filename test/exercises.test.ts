@@ -17,7 +17,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import path from 'node:path';
 import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
 import { ROOT, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
-import { makeExercise, checkExercise, gradeExercise } from '../src/runner/exercise-cli.ts';
+import { makeExercise, checkExercise, exerciseProgress, gradeExercise } from '../src/runner/exercise-cli.ts';
 import { hintsFor } from '../src/tooling/exercise.ts';
 
 const plain = new Chalk({ level: 0 });
@@ -29,7 +29,7 @@ for (const ch of WRITTEN_CHAPTERS) {
       expect((await hintsFor(ROOT, ch.n)).length).toBeGreaterThan(0);
     });
 
-    const whole = ch === checkedWhole ? '; the reference passes the whole check (types and every scenario)' : '';
+    const whole = ch === checkedWhole ? '; the reference passes the whole check (types and every scenario), and --list marks the chapter started, then done' : '';
     it(`the stub fails its check with a named behaviour and a hint; the reference passes that scenario${whole}`, async () => {
       const dir = path.join(ROOT, '.tmp', 'exercise-tests', chapterDir(ch));
       rmSync(dir, { recursive: true, force: true });
@@ -44,13 +44,18 @@ for (const ch of WRITTEN_CHAPTERS) {
         expect(report).toMatch(/hint: \S/);
         const failed = /^✖ (\S+): /m.exec(report)?.[1];
         expect(failed, report).toBeDefined();
+        // --list reads the folders the way it reads exercises/: here, this chapter's alone.
+        if (ch === checkedWhole) expect(await exerciseProgress(path.dirname(dir))).toEqual(new Map([[ch.n, 'started']]));
 
         // The reference copied over the stub, in the same folder and the same process: the
         // check must load the changed code, not the stub it loaded a moment ago.
         for (const f of readdirSync(snapshotDir(ch))) cpSync(path.join(snapshotDir(ch), f), path.join(dir, f));
         const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, failed!)], true);
         expect(verdicts.map((v) => [v.case, v.ok, v.stub ?? v.crash ?? v.failures[0] ?? v.expectations.find((e) => !e.ok)?.name ?? ''])).toEqual([[failed, true, '']]);
-        if (ch === checkedWhole) expect(await checkExercise(ch, dir, quiet, plain)).toBe(0);
+        if (ch === checkedWhole) {
+          expect(await checkExercise(ch, dir, quiet, plain)).toBe(0);
+          expect(await exerciseProgress(path.dirname(dir))).toEqual(new Map([[ch.n, 'done']]));
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

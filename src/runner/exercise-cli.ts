@@ -18,8 +18,11 @@ import { colorDiff } from './diff-color.ts';
 import { typeErrors, type TypeError } from './typecheck.ts';
 import { UsageError } from './usage-error.ts';
 
-export function defaultExerciseDir(ch: Chapter): string {
-  return path.join(ROOT, 'exercises', chapterDir(ch));
+/** Where --exercise, --check and --solution look without a folder: exercises/NN-slug. */
+const EXERCISES = path.join(ROOT, 'exercises');
+
+export function defaultExerciseDir(ch: Chapter, within = EXERCISES): string {
+  return path.join(within, chapterDir(ch));
 }
 
 function display(dir: string): string {
@@ -289,11 +292,11 @@ export async function showSolution(ch: Chapter, dir: string, print: (s: string) 
   return 0;
 }
 
-/** --list with exercises: which chapters a learner has finished. */
-export async function exerciseProgress(): Promise<Map<number, 'done' | 'started'>> {
+/** --list with exercises: which chapters a learner has finished (the folders in `within`, by their default names). */
+export async function exerciseProgress(within = EXERCISES): Promise<Map<number, 'done' | 'started'>> {
   const progress = new Map<number, 'done' | 'started'>();
   for (const ch of WRITTEN_CHAPTERS) {
-    const dir = defaultExerciseDir(ch);
+    const dir = defaultExerciseDir(ch, within);
     if (!existsSync(path.join(dir, 'main.ts')) || !(await stat(dir)).isDirectory()) continue;
     const quiet = () => {};
     const code = await checkExercise(ch, dir, quiet, new Chalk({ level: 0 })).catch(() => 1);
