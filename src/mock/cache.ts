@@ -1,7 +1,7 @@
 // The mock's prompt cache: prefix keys, breakpoints, the 20-block walk-back,
 // visibility, TTLs and the three usage counters. It keeps only keys and times,
 // never content, and it is NOT the real cache's implementation: it reproduces the
-// documented rules (SPEC.md §4, src/mock/README.md) so that usage numbers in
+// rules the API documents (listed in src/mock/README.md) so that usage numbers in
 // lessons behave like the real API's.
 
 import { Buffer } from 'node:buffer';
