@@ -384,6 +384,41 @@ describe('removeWorktreesOf', () => {
     }
   });
 
+  // What the workspace holds is not proof: anything that can write there (a scenario's files,
+  // the agent's shell) can write a record naming any folder, or a .git file leading to any
+  // repository. Only a worktree that git's own two-way link ties to the run's repository goes.
+  it("a record in .git/worktrees naming a folder that is no worktree of the repository: that folder is left alone", () => {
+    const r = repoWithTwoWorktrees();
+    const victim = mkdtempSync(path.join(tmpdir(), 'cleanup-victim-'));
+    try {
+      writeFileSync(path.join(victim, 'precious.txt'), 'keep me\n');
+      mkdirSync(path.join(r.repo, '.git', 'worktrees', 'forged'));
+      writeFileSync(path.join(r.repo, '.git', 'worktrees', 'forged', 'gitdir'), `${path.join(victim, '.git')}\n`);
+      removeWorktreesOf(r.repo);
+      expect(readFileSync(path.join(victim, 'precious.txt'), 'utf8')).toBe('keep me\n');
+      expect([existsSync(r.near), existsSync(r.far)]).toEqual([false, false]);   // the real ones still go
+    } finally {
+      rmSync(r.dir, { recursive: true, force: true });
+      rmSync(r.away, { recursive: true, force: true });
+      rmSync(victim, { recursive: true, force: true });
+    }
+  });
+
+  it("a workspace whose .git is a file leading to another repository: that repository's worktrees are left alone", () => {
+    const r = repoWithTwoWorktrees();
+    const workspace = mkdtempSync(path.join(tmpdir(), 'cleanup-gitfile-'));
+    try {
+      writeFileSync(path.join(workspace, '.git'), `gitdir: ${path.join(r.repo, '.git')}\n`);
+      removeWorktreesOf(workspace);
+      expect([existsSync(r.near), existsSync(r.far)]).toEqual([true, true]);
+      expect(r.list()).toEqual([r.near, r.far].sort());
+    } finally {
+      rmSync(r.dir, { recursive: true, force: true });
+      rmSync(r.away, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('given the folder about to be removed whole: only the worktree outside it is removed now, the one inside is left for that', () => {
     const r = repoWithTwoWorktrees();
     try {

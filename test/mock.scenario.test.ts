@@ -77,6 +77,11 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.files["src/${'é'.repeat(128)}.md"]: has a name of 259 bytes ("${'é'.repeat(24)}…"); a file or folder name may have at most 255`],
     ['an empty name between slashes', (s) => (s.files = { 'a//b': '' }), `${F}: $.files["a//b"]: has an empty name between two slashes`],
     ['a "." in a path', (s) => (s.files = { './a': '' }), `${F}: $.files["./a"]: has a "." in it: write the path without it`],
+    // A .git file of the scenario's would lead the run's git to any repository on the disk.
+    ['a .git of its own in a scenario whose repository the runner makes', (s) => Object.assign(s, { git: true, files: { '.git': 'gitdir: /elsewhere/.git\n', 'a.txt': '' } }),
+      `${F}: $.files[".git"]: names a .git, which "git": true makes itself: leave git's own files out of the scenario`],
+    ['a file inside that .git (whatever its case)', (s) => Object.assign(s, { git: true, files: { 'sub/.GIT/config': '' } }),
+      `${F}: $.files["sub/.GIT/config"]: names a .git, which "git": true makes itself: leave git's own files out of the scenario`],
     ['two names that differ only in case', (s) => (s.files = { 'README.md': 'a', 'docs/x': 'b', 'readme.md': 'c' }),
       `${F}: $.files["readme.md"]: is the same file as "README.md" on a disk that ignores case (macOS, Windows): give them names that differ in more than case`],
     ['a key with a newline: the message stays one line', (s) => ((s as Record<string, unknown>)['pro\nmpts'] = 1),

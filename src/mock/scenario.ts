@@ -304,6 +304,15 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
   }
   if ('git' in root) boolean(root.git, '$.git', 'whether the workspace is a git repository with the files as its first commit');
+  if (root.git === true && isObj(root.files)) {
+    // The runner makes the repository's .git itself. One from the files would clash with it,
+    // or, as a "gitdir:" file, lead every git command of the run to another repository.
+    for (const k of Object.keys(root.files)) {
+      if (k.split(/[\\/]/).some((name) => fold(name) === '.git')) {
+        fail(`$.files[${JSON.stringify(k)}]`, 'names a .git, which "git": true makes itself: leave git\'s own files out of the scenario');
+      }
+    }
+  }
   if ('cwd' in root) {
     // A folder of the workspace: the same rules as a file's path, and no file of that name.
     const cwd = nonEmpty(root.cwd, '$.cwd', 'the folder of the workspace the agent starts in');

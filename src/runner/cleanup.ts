@@ -27,7 +27,7 @@
 // or a crash it may return a promise; it gets two seconds).
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gitEnv, hasNoLinkedWorktrees, parseWorktreeList } from './git-repo.ts';
@@ -149,8 +149,37 @@ export function trackWorktreesOf(repo: string): () => void {
  * processes for each of them.
  */
 export function removeWorktreesOf(repo: string, within?: string): void {
+  if (!ownGitFolder(repo)) return;
   const alongside = within !== undefined && inside(path.resolve(repo), path.resolve(within));
-  for (const dir of linkedWorktrees(repo)) if (!alongside || !inside(dir, path.resolve(within))) removeWorktree(repo, dir);
+  for (const dir of linkedWorktrees(repo)) {
+    if (alongside && inside(dir, path.resolve(within))) continue;
+    if (linksBack(repo, dir)) removeWorktree(repo, dir);
+  }
+}
+
+/**
+ * Whether `repo` keeps its repository in a .git folder of its own, as the runner made it. A
+ * .git file (or a link) would lead git to another repository, anywhere on the disk, whose
+ * worktrees are not the run's to remove: a scenario or an agent could have put it there.
+ */
+function ownGitFolder(repo: string): boolean {
+  try { return lstatSync(path.join(repo, '.git')).isDirectory(); } catch { return false; }
+}
+
+/**
+ * Whether `dir` is a worktree of `repo` by git's own two-way link: the .git file git wrote in
+ * the worktree names one of the records in `repo`'s .git/worktrees. A record alone proves
+ * nothing (anything that can write in the workspace can write one naming any folder), and
+ * a folder with a .git of its own is a repository, not a worktree.
+ */
+function linksBack(repo: string, dir: string): boolean {
+  try {
+    const gitdir = /^gitdir: (.+)$/m.exec(readFileSync(path.join(dir, '.git'), 'utf8'))?.[1]?.trim();
+    if (!gitdir) return false;
+    return path.dirname(realpathSync(path.resolve(dir, gitdir))) === realpathSync(path.join(repo, '.git', 'worktrees'));
+  } catch {
+    return false;
+  }
 }
 
 /** The folders of a repository's linked worktrees (its own folder not counted); none if it is gone. */
