@@ -93,11 +93,14 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   } catch (err) {
     out.write(`✖ ${errorLine(err)}\n`);
   }
-  if (savedTo) {
-    await saveSession(savedTo, {
+  // What it added belongs to the conversation open now, saved in that one's file: after a
+  // /clear, the earlier conversation's file stays as it was, for --resume.
+  if (savedTo && session.config.messages.length > 0) {
+    await saveSession(file, {
       version: 1, id, model: host.model, permissionMode: flags.permissionMode,
       created, updated: new Date().toISOString(), messages: session.config.messages,
     });
+    savedTo = file;
   }
   if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
   host.terminal.write(`\n${session.ledger.report()}\n`);
