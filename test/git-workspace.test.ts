@@ -71,12 +71,16 @@ it("the agent's own commit works with no git identity of the user's, and the che
   }
 });
 
-it('the checks fail on what is really there: a branch that is missing, a worktree too many', async () => {
+it('the checks fail on what is really there: a branch that is missing, a folder that is no file, a worktree too many', async () => {
   const s = scenario({
+    files: { 'a.txt': 'one\n', 'src/b.txt': 'two\n' },
     tracks: { main: { turns: [{ tool_calls: [shell('git worktree add -q -b side ../side')] }, { text: 'done' }] } },
     expect: [
       { name: 'missing', branch: { name: 'feature' } },
       { name: 'no file', branch: { name: 'side', path: 'b.txt' } },
+      // git lists a folder's names for `git show side:src`: text that contains every name in it.
+      { name: 'a folder', branch: { name: 'side', path: 'src', includes: 'b.txt' } },
+      { name: 'a folder of the workspace', file: { path: 'src', includes: 'b.txt' } },
       { name: 'count', worktrees: { count: 0 } },
       { name: 'branches', worktrees: { branches: ['other'] } },
       { name: 'right', worktrees: { count: 1, branches: ['side'] } },
@@ -86,6 +90,8 @@ it('the checks fail on what is really there: a branch that is missing, a worktre
   expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
     ['missing', false, 'there is no branch feature (branches: main, side)'],
     ['no file', false, 'the branch side has no file b.txt'],
+    ['a folder', false, 'the branch side has no file src'],
+    ['a folder of the workspace', false, 'src is a folder, not a file'],
     ['count', false, 'the repository has 1 linked worktree (side on side), expected 0'],
     ['branches', false, 'the worktrees have the branches [side], expected [other]'],
     ['right', true, 'ok'],

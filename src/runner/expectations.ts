@@ -204,9 +204,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   if ('file' in exp) {
     const f = exp.file;
     let content: string | undefined;
-    try { content = readFileSync(path.join(seen.workspace, f.path), 'utf8'); } catch { content = undefined; }
+    let folder = false;
+    try { content = readFileSync(path.join(seen.workspace, f.path), 'utf8'); } catch (err) { folder = (err as NodeJS.ErrnoException).code === 'EISDIR'; }
     if (f.exists === false) return content === undefined ? true : `${f.path} exists but should not`;
-    if (content === undefined) return `${f.path} does not exist`;
+    if (content === undefined) return folder ? `${f.path} is a folder, not a file` : `${f.path} does not exist`;
     if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;
     if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${f.includes}": "${short(content)}"`;
     return true;

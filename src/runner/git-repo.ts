@@ -136,7 +136,8 @@ export function parseWorktreeList(list: string): { dir: string; branch: string }
   }));
 }
 
-/** A file as the branch's last commit has it; undefined when the commit has no such file. */
+/** A file as the branch's last commit has it; undefined when the commit has no such file
+ *  (a folder is none: `git show` would list what is in it, which holds any name asked for). */
 export async function fileInBranch(repo: string, branch: string, file: string): Promise<string | undefined> {
-  return git(repo, ['show', `refs/heads/${branch}:${file}`]).catch(() => undefined);
+  return git(repo, ['cat-file', 'blob', `refs/heads/${branch}:${file}`]).catch(() => undefined);
 }
