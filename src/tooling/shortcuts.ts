@@ -406,7 +406,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: "      await git(['branch', '-D', branch], top!);\n      throw new Error(`git worktree add failed: ${added.err}`);", replace: '      throw new Error(`git worktree add failed: ${added.err}`);',
     case: 'add-fails', fails: 'the branch made for it is gone again' },
   { chapter: 16, todo: 'create-worktree', shortcut: "the sub-agent starts at the worktree's top, wherever in the repository the parent works",
-    find: 'cwd: path.join(dir, path.relative(top!, here))', replace: 'cwd: dir',
+    find: 'const childCwd = path.join(dir, path.relative(top!, here));', replace: 'const childCwd = dir;',
     case: 'subfolder', fails: "the sub-agent starts in the worktree's pkg/, where the session started: config.ts is there" },
   { chapter: 16, todo: 'finish-worktree', shortcut: 'new files nobody added are not looked at',
     find: "    const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);", replace: "    const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=no'], wt.dir);",

@@ -20,7 +20,7 @@
 
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { realpath, rm, rmdir } from 'node:fs/promises';
+import { mkdir, realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /** An isolated sub-agent's checkout of the repository. */
@@ -96,9 +96,13 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
       throw new Error(`git worktree add failed: ${added.err}`);
     }
     // The parent may work in a subfolder of the repository: the child works in the same one.
-    // (git gives the top folder with symbolic links resolved: compare like with like.)
+    // (git gives the top folder with symbolic links resolved: compare like with like.) A
+    // folder git does not track (empty, or with untracked files only) is not in the checkout:
+    // it is made, empty. An empty folder is no change to git, so it keeps no worktree.
     const here = await realpath(cwd);
-    return { repo: top!, dir, branch, base: base!, cwd: path.join(dir, path.relative(top!, here)), shown: path.relative(here, dir) };
+    const childCwd = path.join(dir, path.relative(top!, here));
+    await mkdir(childCwd, { recursive: true });
+    return { repo: top!, dir, branch, base: base!, cwd: childCwd, shown: path.relative(here, dir) };
   }
   throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
 }
