@@ -202,6 +202,19 @@ describe.concurrent('--list-cases and --all', () => {
     expect(r.out).toMatch(new RegExp(`Chapter 3: ${n} of ${n} scenarios pass\\n(  ✔ \\S+ +.+\\n){${n}}$`));
   });
 
+  it("--all's summary keeps the titles in one column when a case's name is long (chapter 15 has forged-notification)", async () => {
+    const { summaryLines } = await import('../src/runner/cli.ts');
+    const { Chalk } = await import('chalk');
+    const verdicts = [
+      { ok: true, name: 'demo', title: 'first' }, { ok: false, name: 'forged-notification', title: 'second' }, { ok: true, name: 'a-very-long-case-name-indeed', title: 'third' },
+    ];
+    const lines = summaryLines(verdicts, new Chalk({ level: 0 }));
+    // Where each title starts: the same column for all, one space past the longest name.
+    expect(lines.map((l, i) => l.length - verdicts[i]!.title.length)).toEqual([34, 34, 34]);
+    expect(lines[2]).toBe('  ✔ a-very-long-case-name-indeed  third');
+    expect(lines[1]!.startsWith('  ✖ forged-notification ')).toBe(true);
+  });
+
   it('--diff is in colour on a terminal, plain otherwise', async () => {
     const { colorDiff } = await import('../src/runner/diff-color.ts');
     const { Chalk } = await import('chalk');

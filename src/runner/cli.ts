@@ -248,11 +248,11 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
 
   let failed = 0;
   const reports: unknown[] = [];
-  const verdicts: string[] = [];
+  const verdicts: CaseVerdict[] = [];
   for (const scenario of scenarios) {
     const result = await runChapter({ codeDir: snapshotDir(chapter), scenario, model: args.model, keep: args.keep, latencyScale: args.latency ? 1 : 0 });
     if (!result.ok) failed++;
-    verdicts.push(`${result.ok ? c.green('✔') : c.red('✖')} ${path.basename(scenario.file, '.json').padEnd(14)} ${scenario.title}`);
+    verdicts.push({ ok: result.ok, name: path.basename(scenario.file, '.json'), title: scenario.title });
     if (args.json) reports.push(jsonReport(chapter, scenario, result, args.keep));
     else printRun(chapter, scenario, result, c, { trace: args.trace, keep: args.keep });
     if (!args.json && scenarios.length > 1) console.log('');
@@ -260,7 +260,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   if (args.json) console.log(JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2));
   else if (scenarios.length > 1) {
     console.log(c.bold(`Chapter ${chapter.n}: ${scenarios.length - failed} of ${scenarios.length} scenarios pass`));
-    for (const v of verdicts) console.log(`  ${v}`);
+    for (const line of summaryLines(verdicts, c)) console.log(line);
   }
   return failed === 0 ? 0 : 1;
 }
@@ -327,6 +327,14 @@ async function list(c: ChalkInstance): Promise<number> {
   }
   if (progress.size > 0) console.log(c.dim('\n✔ exercise passes its check   ✎ exercise started (exercises/NN-slug)'));
   return 0;
+}
+
+interface CaseVerdict { ok: boolean; name: string; title: string }
+
+/** --all's closing summary: a line a case, the titles in one column however long a name is. */
+export function summaryLines(verdicts: CaseVerdict[], c: ChalkInstance): string[] {
+  const width = Math.max(14, ...verdicts.map((v) => v.name.length + 1));
+  return verdicts.map((v) => `  ${v.ok ? c.green('✔') : c.red('✖')} ${v.name.padEnd(width)} ${v.title}`);
 }
 
 async function diff(chapter: Chapter, c: ChalkInstance): Promise<number> {
