@@ -136,6 +136,18 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].file.exists: can never hold: "exists": false leaves nothing for equals to look at`],
     ['a branch file check with no file', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', branch: { name: 'agent-1', includes: 'x' } }] }),
       `${F}: $.expect[0].branch.includes: can never hold: includes looks inside a file of the branch: give its "path"`],
+    ['a branch with no name', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', branch: { name: '' } }] }),
+      `${F}: $.expect[0].branch.name: can never hold: no branch has an empty name`],
+    ['a notification status no notification has', (s) => (s.expect = [{ name: 'x', notification: { track: 'main', tool: 'agent', status: 'done' } }]),
+      `${F}: $.expect[0].notification.status: can never hold: a notification's status is completed, failed, stopped, never "done"`],
+    ['worktrees: a branch listed twice', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', worktrees: { branches: ['a', 'a'] } }] }),
+      `${F}: $.expect[0].worktrees.branches: can never hold: "a" is listed twice, and git checks a branch out in one worktree at most`],
+    ['worktrees: a count the branches disagree with', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', worktrees: { count: 0, branches: ['a'] } }] }),
+      `${F}: $.expect[0].worktrees.branches: can never hold: it lists 1 branch for count 0: a worktree has one`],
+    ['usage_with without usage', (s) => (s.expect = [{ name: 'x', notification: { track: 'main', tool: 'agent', status: 'completed', usage_with: ['explorer'] } }]),
+      `${F}: $.expect[0].notification.usage_with: checks nothing: it adds tracks to the usage check: set "usage": true`],
+    ['while_running of a track with itself', (s) => (s.expect = [{ name: 'x', while_running: { track: 'main', request: 1, other: 'main' } }]),
+      `${F}: $.expect[0].while_running.other: checks nothing: a track is always running while it sends its own requests: name another track`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));

@@ -127,6 +127,29 @@ function contradiction(kind: string, c: Record<string, unknown>): [field: string
     const asked = ['includes', 'excludes'].find((k) => k in c);
     if (asked !== undefined) return [asked, `${asked} looks inside a file of the branch: give its "path"`];
   }
+  if (kind === 'branch' && c.name === '') return ['name', 'no branch has an empty name'];
+  if (kind === 'notification' && !NOTIFICATION_STATUSES.includes(c.status as string)) {
+    return ['status', `a notification's status is ${NOTIFICATION_STATUSES.join(', ')}, never "${String(c.status)}"`];
+  }
+  if (kind === 'worktrees' && Array.isArray(c.branches)) {
+    const branches = c.branches as string[];
+    const twice = branches.find((b, i) => branches.indexOf(b) !== i);
+    if (twice !== undefined) return ['branches', `"${twice}" is listed twice, and git checks a branch out in one worktree at most`];
+    if (n('count') !== undefined && n('count') !== branches.length) return ['branches', `it lists ${branches.length} branch${branches.length === 1 ? '' : 'es'} for count ${n('count')}: a worktree has one`];
+  }
+  return undefined;
+}
+
+/** The statuses a <task-notification> can carry (chapter 15). */
+const NOTIFICATION_STATUSES = ['completed', 'failed', 'stopped'];
+
+/**
+ * Why a check's fields, right in type, take part in nothing (undefined: they all do): a
+ * field that only refines another that is not there, or a track compared with itself.
+ */
+function idleField(kind: string, c: Record<string, unknown>): [field: string, why: string] | undefined {
+  if (kind === 'notification' && 'usage_with' in c && c.usage !== true) return ['usage_with', 'it adds tracks to the usage check: set "usage": true'];
+  if (kind === 'while_running' && c.other === c.track) return ['other', 'a track is always running while it sends its own requests: name another track'];
   return undefined;
 }
 
@@ -492,6 +515,8 @@ export function parseScenario(text: string, file: string): Scenario {
       }
       const clash = contradiction(kind, body);
       if (clash) fail(child(kp, clash[0]), `can never hold: ${clash[1]}`);
+      const idle = idleField(kind, body);
+      if (idle) fail(child(kp, idle[0]), `checks nothing: ${idle[1]}`);
     });
   }
 
