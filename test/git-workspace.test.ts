@@ -84,6 +84,8 @@ it('the checks fail on what is really there: a branch that is missing, a folder 
       { name: 'count', worktrees: { count: 0 } },
       { name: 'branches', worktrees: { branches: ['other'] } },
       { name: 'right', worktrees: { count: 1, branches: ['side'] } },
+      { name: 'inside', worktrees: { outside: false } },
+      { name: 'outside', worktrees: { outside: true } },
     ],
   });
   const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
@@ -95,6 +97,8 @@ it('the checks fail on what is really there: a branch that is missing, a folder 
     ['count', false, 'the repository has 1 linked worktree (side on side), expected 0'],
     ['branches', false, 'the worktrees have the branches [side], expected [other]'],
     ['right', true, 'ok'],
+    ['inside', false, expect.stringMatching(/^the worktree side \(on side\) lies outside the workspace: \/\S+\/side$/)],
+    ['outside', true, 'ok'],
   ]);
 });
 

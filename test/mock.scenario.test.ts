@@ -144,6 +144,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].worktrees.branches: can never hold: "a" is listed twice, and git checks a branch out in one worktree at most`],
     ['worktrees: a count the branches disagree with', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', worktrees: { count: 0, branches: ['a'] } }] }),
       `${F}: $.expect[0].worktrees.branches: can never hold: it lists 1 branch for count 0: a worktree has one`],
+    ['worktrees: where they lie, when there may be none', (s) => Object.assign(s, { git: true, expect: [{ name: 'x', worktrees: { count: 0, outside: true } }] }),
+      `${F}: $.expect[0].worktrees.outside: can never hold: it looks at where the worktrees lie, and there may be none`],
     ['usage_with without usage', (s) => (s.expect = [{ name: 'x', notification: { track: 'main', tool: 'agent', status: 'completed', usage_with: ['explorer'] } }]),
       `${F}: $.expect[0].notification.usage_with: checks nothing: it adds tracks to the usage check: set "usage": true`],
     ['while_running of a track with itself', (s) => (s.expect = [{ name: 'x', while_running: { track: 'main', request: 1, other: 'main' } }]),

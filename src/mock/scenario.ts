@@ -74,7 +74,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   while_running: { track: 'track', request: 'positive', other: 'track' },
   notification: { track: 'track', tool: 'string', call: 'positive', status: 'string', from: 'track', includes: 'string', includes_file: 'path', usage: 'boolean', usage_with: 'tracks' },
   branch: { name: 'string', exists: 'boolean', path: 'path', includes: 'string', excludes: 'string' },
-  worktrees: { count: 'count', branches: 'names' },
+  worktrees: { count: 'count', branches: 'names', outside: 'boolean' },
 };
 /**
  * The fields that make a check of these kinds check something. The rest only say where to
@@ -136,6 +136,9 @@ function contradiction(kind: string, c: Record<string, unknown>): [field: string
     const twice = branches.find((b, i) => branches.indexOf(b) !== i);
     if (twice !== undefined) return ['branches', `"${twice}" is listed twice, and git checks a branch out in one worktree at most`];
     if (n('count') !== undefined && n('count') !== branches.length) return ['branches', `it lists ${branches.length} branch${branches.length === 1 ? '' : 'es'} for count ${n('count')}: a worktree has one`];
+  }
+  if (kind === 'worktrees' && c.outside !== undefined && (n('count') === 0 || (c.branches as string[] | undefined)?.length === 0)) {
+    return ['outside', 'it looks at where the worktrees lie, and there may be none'];
   }
   return undefined;
 }

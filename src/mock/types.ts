@@ -193,7 +193,7 @@ export type ExpectationCheck =
   | { branch: { name: string; exists?: boolean; path?: string; includes?: string; excludes?: string } }
   /** The workspace repository's linked worktrees after the run (its own folder not counted):
    *  exactly `count` of them; `branches`: exactly these branches checked out in them. Needs `"git": true`. */
-  | { worktrees: { count?: number; branches?: string[] } };
+  | { worktrees: { count?: number; branches?: string[]; outside?: boolean } };
 
 // ---------------------------------------------------------------------------
 // The event log. One JSON object per line when written to a file.

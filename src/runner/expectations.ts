@@ -3,7 +3,7 @@
 // Nothing here reads the scenario's scripted turns: an expectation that could be
 // satisfied by the script alone would test nothing.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
 import { checkForkCosts, checkForkPrefix, checkOwnForkPrefix, modelOf } from './fork-checks.ts';
@@ -381,6 +381,14 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (w.count !== undefined && found.length !== w.count) return `the repository has ${found.length} linked worktree${found.length === 1 ? '' : 's'} (${shown}), expected ${w.count}`;
     const branches = found.map((f) => f.branch).sort();
     if (w.branches !== undefined && branches.join(',') !== [...w.branches].sort().join(',')) return `the worktrees have the branches [${branches.join(', ')}], expected [${w.branches.join(', ')}]`;
+    if (w.outside !== undefined) {
+      if (found.length === 0) return 'the repository has no linked worktree to look at';
+      // git names a worktree by its real path, symbolic links resolved: so is the workspace here.
+      const top = realpathSync(seen.workspace);
+      const within = (dir: string) => { const rel = path.relative(top, dir); return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)); };
+      const wrong = found.find((f) => within(f.dir) === w.outside);
+      if (wrong) return `the worktree ${path.basename(wrong.dir)} (on ${wrong.branch}) lies ${w.outside ? 'inside' : 'outside'} the workspace: ${wrong.dir}`;
+    }
     return true;
   }
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
