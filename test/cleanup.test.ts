@@ -5,7 +5,7 @@
 // directory or command line points into that TMPDIR. The process checks read /proc
 // (Linux); elsewhere only the folders are checked.
 
-import { afterAll, describe, it, expect } from 'vitest';
+import { afterAll, afterEach, describe, it, expect } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -353,10 +353,15 @@ describe('the registry', () => {
 });
 
 describe('removeWorktreesOf', () => {
+  // Every folder a test here makes, removed after it whatever it found.
+  const made: string[] = [];
+  afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
+  const folder = (prefix: string) => { const dir = mkdtempSync(path.join(tmpdir(), prefix)); made.push(dir); return dir; };
+
   // A repository with two linked worktrees: one inside the folder, one elsewhere.
   function repoWithTwoWorktrees(): { dir: string; repo: string; near: string; far: string; away: string; list: () => string[] } {
-    const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-worktrees-'));
-    const away = mkdtempSync(path.join(tmpdir(), 'cleanup-worktrees-away-'));
+    const dir = folder('cleanup-worktrees-');
+    const away = folder('cleanup-worktrees-away-');
     const repo = path.join(dir, 'work');
     const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     mkdirSync(repo);
@@ -372,68 +377,46 @@ describe('removeWorktreesOf', () => {
 
   it('removes every linked worktree, wherever it is, read from the repository without asking git where', () => {
     const r = repoWithTwoWorktrees();
-    try {
-      expect(r.list()).toEqual([r.near, r.far].sort());
-      removeWorktreesOf(r.repo);
-      expect(existsSync(r.near)).toBe(false);
-      expect(existsSync(r.far)).toBe(false);
-      expect(r.list()).toEqual([]);
-    } finally {
-      rmSync(r.dir, { recursive: true, force: true });
-      rmSync(r.away, { recursive: true, force: true });
-    }
+    expect(r.list()).toEqual([r.near, r.far].sort());
+    removeWorktreesOf(r.repo);
+    expect(existsSync(r.near)).toBe(false);
+    expect(existsSync(r.far)).toBe(false);
+    expect(r.list()).toEqual([]);
   });
 
   // What the workspace holds is not proof: anything that can write there (a scenario's files,
   // the agent's shell) can write a record naming any folder, or a .git file leading to any
   // repository. Only a worktree that git's own two-way link ties to the run's repository goes.
-  it("a record in .git/worktrees naming a folder that is no worktree of the repository: that folder is left alone", () => {
+  it('a record in .git/worktrees naming a folder that is no worktree of the repository: that folder is left alone', () => {
     const r = repoWithTwoWorktrees();
-    const victim = mkdtempSync(path.join(tmpdir(), 'cleanup-victim-'));
-    try {
-      writeFileSync(path.join(victim, 'precious.txt'), 'keep me\n');
-      mkdirSync(path.join(r.repo, '.git', 'worktrees', 'forged'));
-      writeFileSync(path.join(r.repo, '.git', 'worktrees', 'forged', 'gitdir'), `${path.join(victim, '.git')}\n`);
-      removeWorktreesOf(r.repo);
-      expect(readFileSync(path.join(victim, 'precious.txt'), 'utf8')).toBe('keep me\n');
-      expect([existsSync(r.near), existsSync(r.far)]).toEqual([false, false]);   // the real ones still go
-    } finally {
-      rmSync(r.dir, { recursive: true, force: true });
-      rmSync(r.away, { recursive: true, force: true });
-      rmSync(victim, { recursive: true, force: true });
-    }
+    const victim = folder('cleanup-victim-');
+    writeFileSync(path.join(victim, 'precious.txt'), 'keep me\n');
+    mkdirSync(path.join(r.repo, '.git', 'worktrees', 'forged'));
+    writeFileSync(path.join(r.repo, '.git', 'worktrees', 'forged', 'gitdir'), `${path.join(victim, '.git')}\n`);
+    removeWorktreesOf(r.repo);
+    expect(readFileSync(path.join(victim, 'precious.txt'), 'utf8')).toBe('keep me\n');
+    expect([existsSync(r.near), existsSync(r.far)]).toEqual([false, false]);   // the real ones still go
   });
 
   it("a workspace whose .git is a file leading to another repository: that repository's worktrees are left alone", () => {
     const r = repoWithTwoWorktrees();
-    const workspace = mkdtempSync(path.join(tmpdir(), 'cleanup-gitfile-'));
-    try {
-      writeFileSync(path.join(workspace, '.git'), `gitdir: ${path.join(r.repo, '.git')}\n`);
-      removeWorktreesOf(workspace);
-      expect([existsSync(r.near), existsSync(r.far)]).toEqual([true, true]);
-      expect(r.list()).toEqual([r.near, r.far].sort());
-    } finally {
-      rmSync(r.dir, { recursive: true, force: true });
-      rmSync(r.away, { recursive: true, force: true });
-      rmSync(workspace, { recursive: true, force: true });
-    }
+    const workspace = folder('cleanup-gitfile-');
+    writeFileSync(path.join(workspace, '.git'), `gitdir: ${path.join(r.repo, '.git')}\n`);
+    removeWorktreesOf(workspace);
+    expect([existsSync(r.near), existsSync(r.far)]).toEqual([true, true]);
+    expect(r.list()).toEqual([r.near, r.far].sort());
   });
 
   it('given the folder about to be removed whole: only the worktree outside it is removed now, the one inside is left for that', () => {
     const r = repoWithTwoWorktrees();
-    try {
-      removeWorktreesOf(r.repo, r.dir);
-      expect(existsSync(r.far)).toBe(false);
-      expect(existsSync(r.near)).toBe(true);   // goes with the folder, and git's record of it with the repository
-      expect(r.list()).toEqual([r.near]);
-      // A repository outside that folder is not the caller's to remove: all of its worktrees go.
-      removeWorktreesOf(r.repo, r.away);
-      expect(existsSync(r.near)).toBe(false);
-      expect(r.list()).toEqual([]);
-    } finally {
-      rmSync(r.dir, { recursive: true, force: true });
-      rmSync(r.away, { recursive: true, force: true });
-    }
+    removeWorktreesOf(r.repo, r.dir);
+    expect(existsSync(r.far)).toBe(false);
+    expect(existsSync(r.near)).toBe(true);   // goes with the folder, and git's record of it with the repository
+    expect(r.list()).toEqual([r.near]);
+    // A repository outside that folder is not the caller's to remove: all of its worktrees go.
+    removeWorktreesOf(r.repo, r.away);
+    expect(existsSync(r.near)).toBe(false);
+    expect(r.list()).toEqual([]);
   });
 });
 
