@@ -73,6 +73,7 @@ for (const [what, change, expected] of [
   ['an edited tracked file', (d: string) => writeFileSync(path.join(d, 'a.txt'), 'changed\n'), /: 1 commit on top of [0-9a-f]{7}, the last made when it finished, of what it left uncommitted: a\.txt$/],
   ['a new untracked file in a new folder', (d: string) => { mkdirSync(path.join(d, 'new')); writeFileSync(path.join(d, 'new', 'c.txt'), 'x'); }, /left uncommitted: new\/c\.txt$/],
   ['a deleted file', (d: string) => rmSync(path.join(d, 'src', 'b.txt')), /left uncommitted: src\/b\.txt$/],
+  ['a new file named beyond ASCII, with a space', (d: string) => { mkdirSync(path.join(d, 'docs')); writeFileSync(path.join(d, 'docs', 'café notes.txt'), 'x'); }, /left uncommitted: docs\/café notes\.txt$/],
   ['a commit', (d: string) => { writeFileSync(path.join(d, 'a.txt'), 'committed\n'); git(d, 'commit', '-q', '-am', 'edit'); }, /: 1 commit on top of [0-9a-f]{7}$/],
 ] as const) {
   it(`a worktree with ${what} is kept, and the parent is told where and on which branch`, async () => {

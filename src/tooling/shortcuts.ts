@@ -409,7 +409,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: 'const childCwd = path.join(dir, path.relative(top!, here));', replace: 'const childCwd = dir;',
     case: 'subfolder', fails: "the sub-agent starts in the worktree's pkg/, where the session started: config.ts is there" },
   { chapter: 16, todo: 'finish-worktree', shortcut: 'new files nobody added are not looked at',
-    find: "    const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);", replace: "    const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=no'], wt.dir);",
+    find: "'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);", replace: "'status', '--porcelain=v2', '--branch', '--untracked-files=no'], wt.dir);",
     case: 'agent-file', fails: 'a new file nobody added keeps the worktree' },
   { chapter: 16, todo: 'finish-worktree', shortcut: "the sub-agent's own commits not counted as a change",
     find: '    if (head === wt.base && files.length === 0) {', replace: '    if (files.length === 0) {',

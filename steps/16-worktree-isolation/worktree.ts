@@ -116,7 +116,8 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
  */
 export function finishWorktree(wt: Worktree): Promise<string | undefined> {
   return oneAtATime(async () => {
-    const status = await git(['status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
+    // core.quotePath off: a name beyond ASCII ("café.txt") comes as it is, not as octal escapes.
+    const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${status.err})`;
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
     const files = status.out.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(changedPath);
