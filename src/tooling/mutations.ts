@@ -120,6 +120,10 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: '/clear starts a new conversation' },
 
   // Chapter 6 · permissions
+  { id: 'grep-splits-listing', chapter: 6, caughtBy: 'line-break', file: 'tools.ts',
+    find: "for (const rel of await filesUnder(config, input.path ?? '.')) {",
+    replace: "for (const rel of (await filesUnder(config, input.path ?? '.')).join('\\n').split('\\n')) {",
+    breaks: 'grep_search reads only files inside the workspace, whatever their names hold' },
   { id: 'gate-skipped', chapter: 6, caughtBy: 'demo', file: 'tools.ts',
     find: 'const decision = await decide(call.name, input, config);',
     replace: "const decision = { allow: true, reason: '' } as { allow: boolean; reason: string };",

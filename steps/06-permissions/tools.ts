@@ -78,24 +78,31 @@ export const editFileTool: Tool = {
   },
 };
 
+/**
+ * The files under a folder of the workspace, as paths from the workspace, sorted. A list,
+ * never a text to split again: a file or folder name may hold a line break ("q\n.."), and
+ * a line of such a name read as a path of its own would lead out of the workspace.
+ */
+async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
+  const root = inWorkspace(config, dir);
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
+    // project's files: in a repository it would be most of the listing, every object and ref.
+    .filter((file) => !path.relative(root, file).split(path.sep).includes('.git'))
+    .map((file) => path.relative(config.cwd, file).split(path.sep).join('/'))
+    .sort();
+}
+
 export const listFilesTool: Tool = {
   spec: {
     name: 'list_files',
     description: 'List the files under a directory of the workspace (recursively).',
     input_schema: { type: 'object', properties: { path: { type: 'string', description: 'Directory; default "."' } } },
   },
-  run: async (input, config) => {
-    const root = inWorkspace(config, input.path ?? '.');
-    const entries = await readdir(root, { recursive: true, withFileTypes: true });
-    const files = entries
-      .filter((e) => e.isFile())
-      .map((e) => path.join(e.parentPath, e.name))
-      // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
-      // project's files: in a repository it would be most of the listing, every object and ref.
-      .filter((file) => !path.relative(root, file).split(path.sep).includes('.git'))
-      .map((file) => path.relative(config.cwd, file).split(path.sep).join('/'));
-    return files.sort().join('\n') || '(no files)';
-  },
+  run: async (input, config) => (await filesUnder(config, input.path ?? '.')).join('\n') || '(no files)',
 };
 
 export const grepSearchTool: Tool = {
@@ -111,10 +118,8 @@ export const grepSearchTool: Tool = {
   run: async (input, config) => {
     if (typeof input.pattern !== 'string') throw new Error('pattern must be a string');
     const regex = new RegExp(input.pattern);
-    const listing = await listFilesTool.run({ path: input.path ?? '.' }, config);
     const hits: string[] = [];
-    for (const rel of listing.split('\n')) {
-      if (rel === '(no files)') break;
+    for (const rel of await filesUnder(config, input.path ?? '.')) {
       const lines = (await readFile(path.join(config.cwd, rel), 'utf8')).split('\n');
       lines.forEach((line, i) => { if (regex.test(line)) hits.push(`${rel}:${i + 1}: ${line}`); });
     }
