@@ -1,17 +1,18 @@
-// Chapter 15's turn boundary, on the config: only the main agent's loop hands over the
-// notifications of its background agents. A compaction runs the loop too, for its summary,
-// on a copy of the main agent's config; a notification waiting in the queue must not go to
-// the summariser (where it would be summarised away and never reach the main agent as a
-// notification), it waits for the main loop's next turn. The model is a stand-in client
-// that records what each request carried; the code is chapter 15's snapshot.
+// Chapter 15's background agents, on the config, where a scenario cannot time it; the code
+// is chapter 15's snapshot. First the turn boundary: only the main agent's loop hands over
+// the notifications of its background agents. A compaction runs the loop too, for its
+// summary, on a copy of the main agent's config; a notification waiting in the queue must
+// not go to the summariser (where it would be summarised away and never reach the main
+// agent as a notification), it waits for the main loop's next turn. The model is a stand-in
+// client that records what each request carried. Then the launch: the gate a child keeps.
 
 import { describe, it, expect } from 'vitest';
 import type Anthropic from '@anthropic-ai/sdk';
 import { compactByHand } from '../steps/15-background-agents/context.ts';
-import { Background, deliverNotifications, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
+import { Background, deliverNotifications, launch, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
 import { Ledger } from '../steps/15-background-agents/ledger.ts';
 import { MODEL_ALIASES } from '../steps/15-background-agents/models.ts';
-import type { LoopConfig } from '../steps/15-background-agents/types.ts';
+import type { LoopConfig, Permissions } from '../steps/15-background-agents/types.ts';
 
 /** A client whose every streamed answer is one text block; it keeps each request's messages. */
 function recordingClient(sent: Anthropic.MessageParam[][]): Anthropic {
@@ -53,5 +54,31 @@ describe("chapter 15: notifications reach the main agent's loop only", () => {
     const last = config.messages.at(-1)!;
     expect(last.role).toBe('user');
     expect(JSON.stringify(last.content)).toContain('<task-id>agent-1</task-id>');
+  });
+});
+
+// A background agent outlives the prompt that launched it. The gate's state is an object the
+// session changes as prompts come and go: a skill's allowed-tools pre-approved for one prompt
+// (a policy island's for its sub-agent), the mode a plan's approval restores. Shared, those
+// would reach an agent started earlier, unasked: a shell run nobody allowed it.
+describe('a background agent keeps the gate as it was at its launch', () => {
+  it('what a later prompt pre-approves, or a plan approved later, never reaches it', async () => {
+    const session: Permissions = { mode: 'plan', preApproved: [] };
+    const parent = { background: new Background(), messages: [], ledger: new Ledger(), limits: { running: 0, maxConcurrent: 5 }, terminal: { write: () => {} } };
+    const child = { messages: [], ledger: new Ledger(), permissions: session };
+    let release!: () => void;
+    const later = new Promise<void>((resolve) => { release = resolve; });
+    let asItRuns: Permissions | undefined;
+    await launch(parent, { description: 'helper' }, 'general', child, async () => {
+      await later;
+      asItRuns = { ...child.permissions };
+      return 'done';
+    });
+    // The next prompt runs a skill that pre-approves the shell, and the plan is approved.
+    session.preApproved = ['run_shell'];
+    session.mode = 'acceptEdits';
+    release();
+    await parent.background.agents.get('agent-1')!.done;
+    expect(asItRuns).toEqual({ mode: 'plan', preApproved: [] });
   });
 });

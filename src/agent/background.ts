@@ -37,6 +37,7 @@ import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
+import type { Permissions } from './types.ts';
 //> 16 background-import-worktree
 import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
 //<
@@ -53,6 +54,7 @@ export type AgentStatus = 'running' | 'completed' | 'failed' | 'stopped';
 export interface ChildConfig {
   messages: Anthropic.MessageParam[];   // its own context: kept, so send_message can continue it
   ledger: Ledger;                       // this run's usage; a new one for each run
+  permissions: Permissions;             // its own copy of the gate's state, from its launch on
   signal?: AbortSignal;                 // stop_agent aborts it; the loop checks it at each step
   //> 16 child-config-worktree
   worktree?: Worktree;                  // an isolated child's own checkout (worktree.ts)
@@ -122,9 +124,12 @@ export async function launch(
   parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
   //> 15 launch
-  //! hint: Register the child in parent.background.agents under a new id (agent-1, agent-2, …) with
-  //! hint: the call's id (callIdOf), start it (startRun), and return launchNotice(agent) right away:
-  //! hint: do not wait for the child.
+  //! hint: Give the child its own copy of config.permissions (it outlives this prompt). Register it in
+  //! hint: parent.background.agents under a new id (agent-1, agent-2, …) with the call's id (callIdOf),
+  //! hint: start it (startRun), and return launchNotice(agent) right away: do not wait for the child.
+  // It outlives this prompt: its own copy of the gate as it is now, so what a later prompt
+  // pre-approves (a skill's allowed-tools, an island's) never reaches it, nor a later mode.
+  config.permissions = { ...config.permissions };
   const background = parent.background!;
   const agent: BackgroundAgent = {
     id: `agent-${background.agents.size + 1}`,

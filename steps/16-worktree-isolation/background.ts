@@ -31,6 +31,7 @@ import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
+import type { Permissions } from './types.ts';
 import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
 
 export const SEND_MESSAGE = 'send_message';
@@ -45,6 +46,7 @@ export type AgentStatus = 'running' | 'completed' | 'failed' | 'stopped';
 export interface ChildConfig {
   messages: Anthropic.MessageParam[];   // its own context: kept, so send_message can continue it
   ledger: Ledger;                       // this run's usage; a new one for each run
+  permissions: Permissions;             // its own copy of the gate's state, from its launch on
   signal?: AbortSignal;                 // stop_agent aborts it; the loop checks it at each step
   worktree?: Worktree;                  // an isolated child's own checkout (worktree.ts)
 }
@@ -111,6 +113,9 @@ export function callIdOf(input: Record<string, unknown>, config: ParentConfig): 
 export async function launch(
   parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
+  // It outlives this prompt: its own copy of the gate as it is now, so what a later prompt
+  // pre-approves (a skill's allowed-tools, an island's) never reaches it, nor a later mode.
+  config.permissions = { ...config.permissions };
   const background = parent.background!;
   const agent: BackgroundAgent = {
     id: `agent-${background.agents.size + 1}`,
