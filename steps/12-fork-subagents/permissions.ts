@@ -56,12 +56,17 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   }
   const { mode, ask } = config.permissions;
   if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };
+  // git runs what its own folder says (a hook, core.fsmonitor in .git/config), and a .git file
+  // sends it to any repository on the disk: an edit there is never approved in advance.
+  const guarded = kind === 'edit' && (await gitFolder(input, config.cwd));
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
   // A skill's allowed-tools answer "yes" in advance. After the two refusals above and plan
   // mode: a skill can spare the user questions, never lift a refusal.
-  if (config.permissions.preApproved?.includes(tool)) return { allow: true };
-  if (mode === 'acceptEdits' && kind === 'edit') return { allow: true };
-  if (!ask) return { allow: false, reason: `${tool} needs the user's permission and nobody can be asked here` };
+  if (config.permissions.preApproved?.includes(tool) && !guarded) return { allow: true };
+  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
+  if (!ask) {
+    return { allow: false, reason: guarded ? `${String(input.path)} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
+  }
   const yes = await ask({ tool, input, summary: summarise(tool, input) });
   return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
 }
@@ -85,6 +90,17 @@ async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Pr
   const [root, target] = await Promise.all([realpath(cwd), whereItLeads(opened)]);
   if (target === undefined) return `${p} (a chain of symbolic links that does not resolve)`;
   return leaves(root, target) ? `${p} (through a symbolic link)` : undefined;
+}
+
+/**
+ * Whether the call's path is git's own: a .git folder or file of the workspace, or anything in
+ * one, as the file system resolves it (a link named notes.txt may lead to .git/config).
+ */
+async function gitFolder(input: Record<string, unknown>, cwd: string): Promise<boolean> {
+  if (typeof input.path !== 'string') return false;
+  const [root, target] = await Promise.all([realpath(cwd), whereItLeads(path.resolve(cwd, input.path))]);
+  if (target === undefined) return false;   // outsideWorkspace has refused it already
+  return path.relative(root, target).split(path.sep).some((name) => name.toLowerCase() === '.git');
 }
 
 /** True when `target` is not `root` or below it. */

@@ -31,7 +31,6 @@ import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
-import type { Permissions } from './types.ts';
 import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
 
 export const SEND_MESSAGE = 'send_message';
@@ -46,7 +45,7 @@ export type AgentStatus = 'running' | 'completed' | 'failed' | 'stopped';
 export interface ChildConfig {
   messages: Anthropic.MessageParam[];   // its own context: kept, so send_message can continue it
   ledger: Ledger;                       // this run's usage; a new one for each run
-  permissions: Permissions;             // its own copy of the gate's state, from its launch on
+  permissions: object;                  // the gate's state (types.ts's Permissions): its own copy, from its launch on
   signal?: AbortSignal;                 // stop_agent aborts it; the loop checks it at each step
   worktree?: Worktree;                  // an isolated child's own checkout (worktree.ts)
 }
