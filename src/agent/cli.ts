@@ -90,7 +90,7 @@ export function parseFlags(argv: string[]): Flags {
     coordinator: args.coordinator === true,
     //<
   };
-  if (flags.outputStyle !== undefined && !(flags.outputStyle in OUTPUT_STYLES)) {
+  if (flags.outputStyle !== undefined && !Object.hasOwn(OUTPUT_STYLES, flags.outputStyle)) {   // own names: not "toString"
     throw new Error(`unknown output style "${flags.outputStyle}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);
   }
   if (!PERMISSION_MODES.includes(flags.permissionMode)) {

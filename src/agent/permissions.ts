@@ -60,7 +60,7 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   //! hint: Then by mode: bypassPermissions allows all; reads are free; plan refuses edits and shell;
   //! hint: acceptEdits allows edits, except in git's own folder (gitFolder); everything else asks
   //! hint: config.permissions.ask (none: refuse).
-  const kind = KINDS[tool] ?? 'shell';
+  const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
   const outside = await outsideWorkspace(input, config.cwd);
   if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
   if (kind === 'shell' && typeof input.command === 'string') {

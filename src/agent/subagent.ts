@@ -287,7 +287,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //> 14 known-types-custom
   const types = agentTypes(parent.promptParts.agents);   // built-ins, replaced by name by the agent files
   //<
-  const type = types[typeName];
+  // Own names only: "constructor" or "toString" is on every object, and is no agent type.
+  const type = Object.hasOwn(types, typeName) ? types[typeName] : undefined;
   if (!type) {
     throw new Error(`unknown subagent_type "${typeName}". Known types: ${Object.keys(types).join(', ')}`);
   }

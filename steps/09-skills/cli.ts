@@ -63,7 +63,7 @@ export function parseFlags(argv: string[]): Flags {
     help: args.help === true,
     prompt: args._.join(' '),
   };
-  if (flags.outputStyle !== undefined && !(flags.outputStyle in OUTPUT_STYLES)) {
+  if (flags.outputStyle !== undefined && !Object.hasOwn(OUTPUT_STYLES, flags.outputStyle)) {   // own names: not "toString"
     throw new Error(`unknown output style "${flags.outputStyle}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);
   }
   if (!PERMISSION_MODES.includes(flags.permissionMode)) {

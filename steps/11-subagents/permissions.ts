@@ -47,7 +47,7 @@ export type Decision = { allow: true } | { allow: false; reason: string };
 
 /** Decide, asking a person if the mode says so. Never throws; the caller turns a refusal into a result. */
 export async function decide(tool: string, input: Record<string, unknown>, config: LoopConfig): Promise<Decision> {
-  const kind = KINDS[tool] ?? 'shell';
+  const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
   const outside = await outsideWorkspace(input, config.cwd);
   if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
   if (kind === 'shell' && typeof input.command === 'string') {

@@ -111,7 +111,8 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
   const types = AGENT_TYPES;
-  const type = types[typeName];
+  // Own names only: "constructor" or "toString" is on every object, and is no agent type.
+  const type = Object.hasOwn(types, typeName) ? types[typeName] : undefined;
   if (!type) {
     throw new Error(`unknown subagent_type "${typeName}". Known types: ${Object.keys(types).join(', ')}`);
   }

@@ -82,7 +82,7 @@ function withoutNoEffect(source: string): { source: string; present: string[] } 
   let cutting = false;
   lines.slice(1, end).forEach((line) => {
     const key = /^([A-Za-z][\w-]*):/.exec(line)?.[1];
-    if (key !== undefined) cutting = key in NO_EFFECT;
+    if (key !== undefined) cutting = Object.hasOwn(NO_EFFECT, key);
     if (key !== undefined && cutting) present.push(key);
     else if (!(cutting && (line.trim() === '' || /^(\s|-\s)/.test(line)))) kept.push(line);
   });
@@ -122,7 +122,7 @@ function toolList(fields: Fields, key: string, notes: string[]): string[] | unde
       notes.push(`${key}: ${bare} is a Claude Code tool with no counterpart here; left out`);
       continue;
     }
-    const name = CLAUDE_CODE_TOOLS[bare] ?? bare;
+    const name = Object.hasOwn(CLAUDE_CODE_TOOLS, bare) ? CLAUDE_CODE_TOOLS[bare]! : bare;
     if (!TOOL_NAMES.includes(name)) throw new FieldError(key, `unknown tool "${written}" (tools here: ${TOOL_NAMES.join(', ')})`);
     if (!tools.includes(name)) tools.push(name);
   }
@@ -143,7 +143,8 @@ export function parseAgent(text: string): { name: string; type: AgentType; notes
   const description = one(fields, 'description');
   if (description === undefined || description === '') throw new FieldError('description', 'missing (it is required: the model picks an agent by it)');
   const written = one(fields, 'model');
-  const model = written === undefined ? undefined : MODEL_ALIASES[written] ?? written;
+  // Own names only, here and below: "constructor" is on every object, and is no alias.
+  const model = written === undefined ? undefined : Object.hasOwn(MODEL_ALIASES, written) ? MODEL_ALIASES[written]! : written;
   if (model !== undefined && model !== 'inherit' && !model.startsWith('claude-')) {
     throw new FieldError('model', `"${model}" is not a model id (claude-…), an alias (${Object.keys(MODEL_ALIASES).join(', ')}) or "inherit"`);
   }

@@ -36,7 +36,7 @@ const MEMORY_MAX_LINES = 200;   // a memory file grows; only its head goes into 
 
 /** Read everything the prompt needs, now. `style` defaults to the OUTPUT_STYLE variable. */
 export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT_STYLE): Promise<PromptParts> {
-  if (style && !(style in OUTPUT_STYLES)) {
+  if (style && !Object.hasOwn(OUTPUT_STYLES, style)) {   // own names only: not "toString"
     throw new Error(`unknown output style "${style}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);
   }
   const root = projectRoot(host.cwd);
