@@ -70,3 +70,23 @@ it('background fork children (chapter 15) render the same transcript for any int
     expect(renderTranscript(reshuffle(result.events, seed), { color: plain })).toEqual(reference);
   }
 });
+
+// A run of identical results is one line with its count (a fork child's placeholders); an
+// error is a line each time, with no count: five refusals by the cap are five lines.
+it('identical results: one line with the count; identical errors: a line each, uncounted', async () => {
+  const request = (content: unknown[]): MockEvent => ({
+    type: 'request', seq: 1, time: 0, path: '/v1/messages', track: 'main', turn: 1,
+    body: { messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [] }, { role: 'user', content }] },
+  } as unknown as MockEvent);
+  const result = (text: string, isError: boolean) => ({ type: 'tool_result', tool_use_id: 'x', content: text, ...(isError && { is_error: true }) });
+  const lines = renderTranscript([request([
+    result('placeholder', false), result('placeholder', false), result('placeholder', false),
+    result('Error: refused by the cap', true), result('Error: refused by the cap', true), result('Error: refused by the cap', true),
+  ])], { color: new Chalk({ level: 0 }) }).filter((l) => l.includes('⎿'));
+  expect(lines).toEqual([
+    'main ⎿ placeholder (×3)',
+    'main ⎿ error: refused by the cap',
+    'main ⎿ error: refused by the cap',
+    'main ⎿ error: refused by the cap',
+  ]);
+});

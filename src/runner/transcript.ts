@@ -229,10 +229,12 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       for (const [i, b] of blocks.entries()) {
         if (b.type === 'tool_result') {
           const text = resultText(b);
-          // A fork child's placeholders are the same text once per call of its parent: one line says it.
-          if (i > 0 && blocks[i - 1]!.type === 'tool_result' && resultText(blocks[i - 1]!) === text && b.is_error !== true) continue;
+          // A fork child's placeholders are the same text once per call of its parent: one line says
+          // it, with the count. An error is shown each time, so it is not counted ahead either.
+          const same = (x: Block | undefined) => x?.type === 'tool_result' && x.is_error !== true && resultText(x) === text;
+          if (b.is_error !== true && same(blocks[i - 1])) continue;
           let n = 1;
-          while (blocks[i + n]?.type === 'tool_result' && resultText(blocks[i + n]!) === text) n++;
+          while (b.is_error !== true && same(blocks[i + n])) n++;
           const mark = b.is_error === true ? c.red('⎿ error: ') : c.dim('⎿ ');
           // The agent writes an error result as "Error: …"; after the mark that would say it twice.
           const shown = b.is_error === true ? text.replace(/^Error: /, '') : text;
