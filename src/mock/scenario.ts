@@ -153,6 +153,12 @@ const NOTIFICATION_STATUSES = ['completed', 'failed', 'stopped'];
 function idleField(kind: string, c: Record<string, unknown>): [field: string, why: string] | undefined {
   if (kind === 'notification' && 'usage_with' in c && c.usage !== true) return ['usage_with', 'it adds tracks to the usage check: set "usage": true'];
   if (kind === 'while_running' && c.other === c.track) return ['other', 'a track is always running while it sends its own requests: name another track'];
+  if (kind === 'concurrent') {
+    const tracks = c.tracks as string[];
+    const twice = tracks.find((t, i) => tracks.indexOf(t) !== i);
+    if (twice !== undefined) return ['tracks', `"${twice}" is listed twice, and a track always runs at the same time as itself`];
+    if (tracks.length < 2) return ['tracks', 'it needs two tracks at least, to run at the same time as each other'];
+  }
   return undefined;
 }
 
