@@ -37,7 +37,7 @@ import { Ledger } from './ledger.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
 import { errorLine } from './cli.ts';
 //> 13 fork-import-limits
-import { refusedCalls } from './limits.ts';
+import { admittedRun } from './limits.ts';
 //<
 //> 15 fork-import-background
 import { launch } from './background.ts';
@@ -175,7 +175,12 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   // names the fork type, wherever it comes from (it waits for its child when not in the background).
   if (background || input.subagent_type === FORK_TYPE) return startFork(input, parent, background);
   //<
+  //> 12-12 fork-batch-call
   const batch = forkBatch(parent);
+  //<
+  //> 13 fork-batch-call-run
+  const batch = forkBatch(parent, input);
+  //<
   const child = batch.children.find((c) => c.input === input);
   if (!child) throw new Error('this agent call is not part of the current assistant message');
   const report = await child.done;
@@ -199,11 +204,23 @@ interface ForkBatch {
 // One batch per assistant message: the loop runs tool calls one after another, so the first
 // fork call of a turn starts the children of ALL the turn's fork calls, and each call then
 // waits for its own child. They run at the same time; chapter 11's path stays sequential.
-const batches = new WeakMap<Anthropic.MessageParam, ForkBatch>();
+const batches = new WeakMap<object, ForkBatch>();
 
+//> 12-12 fork-batch-signature
 function forkBatch(parent: LoopConfig): ForkBatch {
+//<
+//> 13 fork-batch-signature-run
+function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatch {
+//<
   const assistant = parent.messages.at(-1)!;
-  const known = batches.get(assistant);
+  //> 12-12 fork-batch-key
+  const key: object = assistant;
+  //<
+  //> 13 fork-batch-key-run
+  // From chapter 13 on, one batch per run of agent calls admitted together (limits.ts).
+  const key: object = admittedRun.get(input) ?? assistant;
+  //<
+  const known = batches.get(key);
   if (known) return known;
   const calls = (typeof assistant.content === 'string' ? [] : assistant.content).filter(
     (b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use' && b.name === AGENT_TOOL_NAME,
@@ -212,8 +229,10 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     .map((c) => c.input as Record<string, unknown>)
     .filter((i) => takesForkPath(i, parent) && typeof i.prompt === 'string' && i.prompt.trim() !== '');
   //> 13 fork-batch-admitted
-  // A call the concurrency cap turned away (limits.ts) gets no child.
-  inputs.splice(0, inputs.length, ...inputs.filter((i) => !refusedCalls.has(i)));
+  // Only the calls of this run that got a slot (limits.ts): a call the concurrency cap turned
+  // away gets no child, and a fork call later in the turn starts with its own run.
+  const run = admittedRun.get(input);
+  if (run) inputs.splice(0, inputs.length, ...inputs.filter((i) => run.includes(i)));
   //<
   // A cache entry becomes readable only once the response that wrote it has started:
   // children sent at the same instant would all miss and all pay to write the same prefix.
@@ -239,7 +258,7 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     children.push({ input, label, ledger, done });
   });
   const batch = { children, returned: 0 };
-  batches.set(assistant, batch);
+  batches.set(key, batch);
   return batch;
 }
 

@@ -313,7 +313,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: '      return runTool(call, config).finally(() => { limits.running--; });', replace: '      return runTool(call, config);',
     case: 'cap-one', fails: 'once the first sub-agent is done, its slot is free: the retry runs' },
   { chapter: 13, todo: 'run-together', shortcut: 'the refused call is not recorded, so its fork child starts anyway',
-    find: '        refusedCalls.add(call.input as object);\n', replace: '',
+    find: '      admittedRun.set(call.input as object, admitted);\n', replace: '',
     case: 'cap-forks', fails: 'no child starts for the refused call' },
   { chapter: 13, todo: 'scan-report', shortcut: 'every line handed back normalised, a match or not',
     find: '    return hits === 0 ? raw : out;', replace: '    return out;',

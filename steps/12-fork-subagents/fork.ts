@@ -139,11 +139,12 @@ interface ForkBatch {
 // One batch per assistant message: the loop runs tool calls one after another, so the first
 // fork call of a turn starts the children of ALL the turn's fork calls, and each call then
 // waits for its own child. They run at the same time; chapter 11's path stays sequential.
-const batches = new WeakMap<Anthropic.MessageParam, ForkBatch>();
+const batches = new WeakMap<object, ForkBatch>();
 
 function forkBatch(parent: LoopConfig): ForkBatch {
   const assistant = parent.messages.at(-1)!;
-  const known = batches.get(assistant);
+  const key: object = assistant;
+  const known = batches.get(key);
   if (known) return known;
   const calls = (typeof assistant.content === 'string' ? [] : assistant.content).filter(
     (b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use' && b.name === AGENT_TOOL_NAME,
@@ -175,7 +176,7 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     children.push({ input, label, ledger, done });
   });
   const batch = { children, returned: 0 };
-  batches.set(assistant, batch);
+  batches.set(key, batch);
   return batch;
 }
 

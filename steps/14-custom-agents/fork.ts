@@ -23,7 +23,7 @@ import { agentLoop } from './agent.ts';
 import { Ledger } from './ledger.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
 import { errorLine } from './cli.ts';
-import { refusedCalls } from './limits.ts';
+import { admittedRun } from './limits.ts';
 
 /** The query source of a fork child. It lives on the child's config, not in its messages. */
 export const FORK_QUERY_SOURCE = 'agent:builtin:fork';
@@ -117,7 +117,7 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
     throw new Error(FORK_REFUSAL);
   }
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
-  const batch = forkBatch(parent);
+  const batch = forkBatch(parent, input);
   const child = batch.children.find((c) => c.input === input);
   if (!child) throw new Error('this agent call is not part of the current assistant message');
   const report = await child.done;
@@ -141,11 +141,13 @@ interface ForkBatch {
 // One batch per assistant message: the loop runs tool calls one after another, so the first
 // fork call of a turn starts the children of ALL the turn's fork calls, and each call then
 // waits for its own child. They run at the same time; chapter 11's path stays sequential.
-const batches = new WeakMap<Anthropic.MessageParam, ForkBatch>();
+const batches = new WeakMap<object, ForkBatch>();
 
-function forkBatch(parent: LoopConfig): ForkBatch {
+function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatch {
   const assistant = parent.messages.at(-1)!;
-  const known = batches.get(assistant);
+  // From chapter 13 on, one batch per run of agent calls admitted together (limits.ts).
+  const key: object = admittedRun.get(input) ?? assistant;
+  const known = batches.get(key);
   if (known) return known;
   const calls = (typeof assistant.content === 'string' ? [] : assistant.content).filter(
     (b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use' && b.name === AGENT_TOOL_NAME,
@@ -153,8 +155,10 @@ function forkBatch(parent: LoopConfig): ForkBatch {
   const inputs = calls
     .map((c) => c.input as Record<string, unknown>)
     .filter((i) => takesForkPath(i, parent) && typeof i.prompt === 'string' && i.prompt.trim() !== '');
-  // A call the concurrency cap turned away (limits.ts) gets no child.
-  inputs.splice(0, inputs.length, ...inputs.filter((i) => !refusedCalls.has(i)));
+  // Only the calls of this run that got a slot (limits.ts): a call the concurrency cap turned
+  // away gets no child, and a fork call later in the turn starts with its own run.
+  const run = admittedRun.get(input);
+  if (run) inputs.splice(0, inputs.length, ...inputs.filter((i) => run.includes(i)));
   // A cache entry becomes readable only once the response that wrote it has started:
   // children sent at the same instant would all miss and all pay to write the same prefix.
   // So the first child goes alone, and the others follow as soon as its first response has
@@ -179,7 +183,7 @@ function forkBatch(parent: LoopConfig): ForkBatch {
     children.push({ input, label, ledger, done });
   });
   const batch = { children, returned: 0 };
-  batches.set(assistant, batch);
+  batches.set(key, batch);
   return batch;
 }
 
