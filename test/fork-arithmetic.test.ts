@@ -35,3 +35,24 @@ describe('chapter 12 demo: the sizes behind the cost table', () => {
     expect(4 * (48_500 / 10 + 200)).toBe(20_200);
   });
 });
+
+describe("chapter 12's fork cost table", () => {
+  // A second call of a child reads its own first turn back from the cache: its summed cache
+  // reads are no longer the shared prefix, and "own part = total - prefix" went negative.
+  it('works out a shared prefix only for children of one call each, and never prints a negative count', async () => {
+    const { forkCostReport } = await import('../steps/12-fork-subagents/fork.ts');
+    const { Ledger } = await import('../steps/12-fork-subagents/ledger.ts');
+    const child = (label: string, calls: { input: number; write: number; read: number }[]) => {
+      const ledger = new Ledger();
+      for (const c of calls) ledger.add({ input_tokens: c.input, output_tokens: 5, cache_creation_input_tokens: c.write, cache_read_input_tokens: c.read } as never, 'claude-sonnet-4-6');
+      return { label, ledger };
+    };
+    const oneEach = forkCostReport([child('a', [{ input: 0, write: 1000, read: 0 }]), child('b', [{ input: 50, write: 0, read: 1000 }])]);
+    expect(oneEach).toContain('shared prefix 1,000; own part per child 0, 50');
+    const twice = forkCostReport([child('a', [{ input: 0, write: 1000, read: 0 }]), child('b', [{ input: 50, write: 0, read: 1000 }, { input: 20, write: 100, read: 1050 }])]);
+    expect(twice).not.toMatch(/^shared prefix/m);
+    expect(twice).toContain('no shared prefix is worked out');
+    expect(twice).not.toMatch(/-\d/);
+    expect(forkCostReport([child('only', [{ input: 10, write: 0, read: 0 }])])).toMatch(/^fork cost: 1 child,/);
+  });
+});

@@ -251,7 +251,7 @@ export function forkCostReport(children: { label: string; ledger: Ledger }[]): s
   const total = (l: Ledger) => l.input + l.cacheWrite + l.cacheRead;
   const col = (cells: (string | number)[]) => cells.map((c, i) => (i === 0 ? String(c).padEnd(26) : String(c).padStart(12))).join('');
   const lines = [
-    `fork cost: ${children.length} children, input tokens from the usage fields`,
+    `fork cost: ${children.length} ${children.length === 1 ? 'child' : 'children'}, input tokens from the usage fields`,
     col(['child', 'uncached', 'cache write', 'cache read', 'popular¹', 'documented²']),
   ];
   for (const { label, ledger } of children) {
@@ -261,10 +261,14 @@ export function forkCostReport(children: { label: string; ledger: Ledger }[]): s
   lines.push(col(['with fork', '', '', '', fmt(sum(popular)), fmt(sum((l) => l.cost()))]));
   lines.push(col(['without fork (no sharing)', '', '', '', fmt(sum(total)), fmt(sum(total))]));
   // The shared prefix is what a child after the first read; each child's own part is the rest.
+  // Only for children of one call each: a second call of a child reads its own first turn
+  // back from the cache, and the totals can no longer tell that apart from the prefix.
   const shared = Math.max(...children.map((c) => c.ledger.cacheRead));
   const own = children.map((c) => total(c.ledger) - shared);
   const later = own.slice(1).reduce((n, t) => n + shared * 0.1 + t, 0);
-  if (children.length > 1 && shared > 0) {
+  const oneCallEach = children.every((c) => c.ledger.calls === 1);
+  if (children.length > 1 && shared > 0 && !oneCallEach) lines.push('(a child made more calls than one: its cache reads include its own earlier turns, so no shared prefix is worked out)');
+  if (children.length > 1 && shared > 0 && oneCallEach) {
     lines.push(`shared prefix ${fmt(shared)}; own part per child ${own.map(fmt).join(', ')}`);
     lines.push(`cold, popular¹:    ${fmt(shared + own[0]!)} + ${fmt(later)} = ${fmt(shared + own[0]! + later)}`);
     lines.push(`cold, documented²: ${fmt(shared * 1.25 + own[0]!)} + ${fmt(later)} = ${fmt(shared * 1.25 + own[0]! + later)}`);
