@@ -189,16 +189,26 @@ export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
   for (const { dir, shown } of places) {
     let names: string[];
     try {
-      names = (await readdir(dir)).filter((f) => f.endsWith('.md')).sort();
+      // Files (or links to them): a folder named like one is no agent file.
+      names = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.isDirectory() && e.name.endsWith('.md')).map((e) => e.name).sort();
     } catch {
       continue;   // no agents folder here
     }
+    const here: AgentFile[] = [];
     for (const fileName of names) {
       const file = `${shown}/${fileName}`;
       try {
         const { name, type, notes } = parseAgent(await readFile(path.join(dir, fileName), 'utf8'));
+        // Two files of one folder for one name: a mistake, said, and the first (by file name) kept.
+        const twin = here.find((a) => a.name === name);
+        if (twin) {
+          host.terminal.write(`✖ agent ${file} skipped: ${twin.file} already defines "${name}"\n`);
+          continue;
+        }
         if (agents.some((a) => a.name === name)) continue;   // the project already defines it
-        agents.push({ name, type: { ...type, source: file }, file });
+        const agent = { name, type: { ...type, source: file }, file };
+        here.push(agent);
+        agents.push(agent);
         for (const note of notes) host.terminal.write(`ⓘ agent ${file}: ${note}\n`);
       } catch (err) {
         host.terminal.write(`✖ agent ${file} skipped: ${(err as Error).message}\n`);
