@@ -65,8 +65,10 @@ const CLAUDE_CODE_TOOLS: Readonly<Record<string, string>> = {
   Glob: 'list_files', LS: 'list_files', Grep: 'grep_search', Bash: 'run_shell',
   Agent: AGENT_TOOL_NAME, Task: AGENT_TOOL_NAME,
 };
-/** Claude Code tools with no counterpart here: left out of the agent's list, with a note. */
-const NOT_HERE = ['WebFetch', 'WebSearch', 'NotebookEdit', 'TodoWrite', 'Skill', 'ToolSearch', 'SendMessage'];
+/** Claude Code tools with no counterpart here: left out of the agent's list, with a note. Any
+ *  other capitalised name is taken for one too (Claude Code's tools are named so, this
+ *  series' are not): a real file naming a tool of a newer release still loads. */
+const NOT_HERE = ['WebFetch', 'WebSearch', 'NotebookEdit', 'TodoWrite', 'Skill', 'ToolSearch', 'SendMessage', 'AskUserQuestion', 'BashOutput', 'KillShell'];
 
 /**
  * The source with the NO_EFFECT fields cut out of its frontmatter, and which were there. Their
@@ -123,6 +125,10 @@ function toolList(fields: Fields, key: string, notes: string[]): string[] | unde
       continue;
     }
     const name = Object.hasOwn(CLAUDE_CODE_TOOLS, bare) ? CLAUDE_CODE_TOOLS[bare]! : bare;
+    if (!TOOL_NAMES.includes(name) && /^[A-Z]/.test(bare)) {
+      notes.push(`${key}: ${bare} is no tool here (a Claude Code tool this series does not have?); left out`);
+      continue;
+    }
     if (!TOOL_NAMES.includes(name)) throw new FieldError(key, `unknown tool "${written}" (tools here: ${TOOL_NAMES.join(', ')})`);
     if (!tools.includes(name)) tools.push(name);
   }
