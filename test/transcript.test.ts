@@ -71,6 +71,15 @@ it('background fork children (chapter 15) render the same transcript for any int
   }
 });
 
+it("the agent's warnings and notes from its terminal come before its books, each under its heading", () => {
+  const terminal = ['⏺ agent({})', '✖ agent .claude/agents/x.md skipped: field "description": missing', 'ⓘ agent .claude/agents/y.md: color has no effect in this series (…)', 'ledger: calls=1', 'cost: 1'].join('\n');
+  expect(agentReports(terminal)).toEqual([
+    "the agent's own warnings (from its terminal):", '  ✖ agent .claude/agents/x.md skipped: field "description": missing', '',
+    "the agent's own notes (from its terminal):", '  ⓘ agent .claude/agents/y.md: color has no effect in this series (…)', '',
+    "the agent's own accounting (from its terminal):", '  ledger: calls=1', '  cost: 1', '',
+  ]);
+});
+
 // A run of identical results is one line with its count (a fork child's placeholders); an
 // error is a line each time, with no count: five refusals by the cap are five lines.
 it('identical results: one line with the count; identical errors: a line each, uncounted', async () => {

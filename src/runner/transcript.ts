@@ -414,7 +414,13 @@ export function agentReports(terminal: string, withSummaries = true): string[] {
   // wrong before or beside the wire: they belong in the transcript too.
   // (A failure mid-stream follows the words that did arrive, on the same line.)
   const warnings = lines.filter((l) => /^\S/.test(l) && l.includes('✖ ')).map((l) => `  ${l.slice(l.indexOf('✖ '))}`);
-  return [...(warnings.length > 0 ? ["the agent's own warnings (from its terminal):", ...warnings, ''] : []), ...tables, ...(own.length > 0 ? [heading, ...own, ''] : [])];
+  // And its notes: what it read but leaves aside (an agent file's field with no effect here).
+  const notes = lines.filter((l) => l.startsWith('ⓘ ')).map((l) => `  ${l}`);
+  return [
+    ...(warnings.length > 0 ? ["the agent's own warnings (from its terminal):", ...warnings, ''] : []),
+    ...(notes.length > 0 ? ["the agent's own notes (from its terminal):", ...notes, ''] : []),
+    ...tables, ...(own.length > 0 ? [heading, ...own, ''] : []),
+  ];
 }
 
 /** Usage per track, summed from the responses. */
