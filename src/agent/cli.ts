@@ -72,6 +72,11 @@ export function parseFlags(argv: string[]): Flags {
     if (v === '') throw new Error(`--${name} needs a value`);
     return v;
   };
+  //> 10 flags-plan-with-mode
+  // --plan is --permission-mode plan: another mode beside it would be dropped without a word.
+  const mode = value('permission-mode');
+  if (args.plan === true && mode !== undefined && mode !== 'plan') throw new Error(`--plan and --permission-mode ${mode} do not go together: --plan is --permission-mode plan`);
+  //<
   const flags: Flags = {
     print: args.print === true,
     resume: value('resume'),
@@ -82,7 +87,7 @@ export function parseFlags(argv: string[]): Flags {
     permissionMode: value('permission-mode') ?? 'default',
     //<
     //> 10 flags-plan
-    permissionMode: args.plan === true ? 'plan' : (value('permission-mode') ?? 'default'),   // --plan: --permission-mode plan
+    permissionMode: args.plan === true ? 'plan' : (mode ?? 'default'),   // --plan: --permission-mode plan
     //<
     help: args.help === true,
     prompt: args._.join(' '),
@@ -148,7 +153,7 @@ export async function loadSession(file: string, cwd: string): Promise<SavedSessi
   } catch (err) {
     throw new Error(`cannot resume: ${shown} is not valid JSON (${(err as Error).message}); the file was left as it is`);
   }
-  const roles = Array.isArray(data.messages) && data.messages.every((m) => m?.role === 'user' || m?.role === 'assistant');
+  const roles = typeof data === 'object' && data !== null && Array.isArray(data.messages) && data.messages.every((m) => m?.role === 'user' || m?.role === 'assistant');
   if (!roles || typeof data.id !== 'string') throw new Error(`cannot resume: ${shown} is not a saved session (it needs an id and a messages array)`);
   return data as SavedSession;
   //<

@@ -47,7 +47,7 @@ export function planCommand(prompt: string, config: LoopConfig): string {
 export function remindOfPlanMode(config: LoopConfig): void {
   //> 10 remind
   //! hint: Only in plan mode. Turn the last message's string content into two text blocks:
-  //! hint: the prompt as typed, then PLAN_REMINDER (one user message: the API wants no two in a row).
+  //! hint: the prompt as typed, then PLAN_REMINDER (one user message, the prompt and its reminder together).
   if (config.permissions.mode !== 'plan') return;
   const last = config.messages.at(-1);
   if (!last || typeof last.content !== 'string') return;

@@ -280,8 +280,8 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 10 · plan mode
   { id: 'plan-flag-ignored', chapter: 10, caughtBy: 'demo', file: 'cli.ts',
-    find: "permissionMode: args.plan === true ? 'plan' : (value('permission-mode') ?? 'default'),",
-    replace: "permissionMode: value('permission-mode') ?? 'default',",
+    find: "permissionMode: args.plan === true ? 'plan' : (mode ?? 'default'),",
+    replace: "permissionMode: mode ?? 'default',",
     breaks: '--plan starts the session in plan mode' },
   { id: 'plan-command-not-enforced', chapter: 10, caughtBy: 'mid-session', file: 'plan.ts',
     find: "p.mode = 'plan';",

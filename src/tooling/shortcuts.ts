@@ -47,7 +47,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     and: [['  const found: string[] = [];', "  files.push({ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') });\n  const found: string[] = [];"]],
     case: 'demo', fails: "each CLAUDE.md comes under its path, the most general first: the user's, then the project's" },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: 'the files are read, but not labelled with their paths',
-    find: 'if (text !== undefined) found.push(`## ${label}\\n${text.trim()}`);', replace: 'if (text !== undefined) found.push(text.trim());',
+    find: "if (text !== undefined && text.trim() !== '') found.push(`## ${label}\\n${text.trim()}`);", replace: "if (text !== undefined && text.trim() !== '') found.push(text.trim());",
     case: 'demo', fails: "each CLAUDE.md comes under its path, the most general first: the user's, then the project's" },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: "the user's CLAUDE.md skipped",
     find: "  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];", replace: '  const files: { label: string; file: string }[] = [];',

@@ -24,7 +24,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       tools: config.tools.map((t) => t.spec),
       messages,
     });
-    messages.push({ role: 'assistant', content: response.content });
+    if (response.content.length > 0) messages.push({ role: 'assistant', content: response.content });   // an empty answer is not kept: no request would be valid after it
 
     const calls: Anthropic.ToolUseBlock[] = [];
     for (const block of response.content) {

@@ -69,6 +69,8 @@ export const editFileTool: Tool = {
     const file = inWorkspace(config, input.path);
     const { old_text: oldText, new_text: newText } = input;
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
+    // An empty old_text occurs everywhere and nowhere ("ab".split("") is letters): refused.
+    if (oldText === '') throw new Error('old_text must not be empty: give the exact text to replace (write_file makes a whole file)');
     const text = await readFile(file, 'utf8');
     // Exactly one match, or the edit is ambiguous: the model must give more context.
     const count = text.split(oldText).length - 1;
@@ -137,7 +139,13 @@ export const runShellTool: Tool = {
     if (typeof input.command !== 'string') return reject(new Error('command must be a string'));
     exec(input.command, { cwd: config.cwd, timeout: 30_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      const text = `exit code ${code}\n${stdout}${stderr ? `\nstderr:\n${stderr}` : ''}`;
+      // No exit code of the command's own: Node stopped it (after 30 s, or past 1 MB of output),
+      // or a signal ended it. Said as such, not as an "exit code 1" it never returned.
+      const stopped = !error || typeof error.code === 'number' ? undefined
+        : error.killed ? 'stopped after 30 s (the time limit)'
+        : error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' ? 'stopped: its output passed 1 MB'
+        : error.signal ? `ended by ${error.signal}` : error.message.split('\n')[0];
+      const text = `${stopped ?? `exit code ${code}`}\n${stdout}${stderr ? `\nstderr:\n${stderr}` : ''}`;
       // A failing command is still a result the model should read, so it goes back as an error result.
       if (code !== 0) reject(new Error(text)); else resolve(text);
     });

@@ -92,7 +92,7 @@ async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   const found: string[] = [];
   for (const { label, file } of files) {
     const text = await readIfExists(file);
-    if (text !== undefined) found.push(`## ${label}\n${text.trim()}`);
+    if (text !== undefined && text.trim() !== '') found.push(`## ${label}\n${text.trim()}`);   // an empty file says nothing
   }
   return found.join('\n\n');
 }

@@ -32,7 +32,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),
     });
     config.ledger.add(response.usage, config.model);   // priced at the model that answered
-    messages.push({ role: 'assistant', content: response.content });
+    if (response.content.length > 0) messages.push({ role: 'assistant', content: response.content });   // an empty answer is not kept: no request would be valid after it
 
     const calls: Anthropic.ToolUseBlock[] = [];
     for (const block of response.content) {

@@ -117,7 +117,7 @@ export async function loadSession(file: string, cwd: string): Promise<SavedSessi
   } catch (err) {
     throw new Error(`cannot resume: ${shown} is not valid JSON (${(err as Error).message}); the file was left as it is`);
   }
-  const roles = Array.isArray(data.messages) && data.messages.every((m) => m?.role === 'user' || m?.role === 'assistant');
+  const roles = typeof data === 'object' && data !== null && Array.isArray(data.messages) && data.messages.every((m) => m?.role === 'user' || m?.role === 'assistant');
   if (!roles || typeof data.id !== 'string') throw new Error(`cannot resume: ${shown} is not a saved session (it needs an id and a messages array)`);
   return data as SavedSession;
 }

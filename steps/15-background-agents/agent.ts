@@ -41,7 +41,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
     });
     config.ledger.add(response.usage, config.model);   // priced at the model that answered
     config.signal?.throwIfAborted();   // stopped while the model answered: its answer is paid for, not acted on
-    messages.push({ role: 'assistant', content: response.content });
+    if (response.content.length > 0) messages.push({ role: 'assistant', content: response.content });   // an empty answer is not kept: no request would be valid after it
 
     const calls: Anthropic.ToolUseBlock[] = [];
     for (const block of response.content) {
