@@ -61,10 +61,10 @@ export async function autoCompact(config: LoopConfig): Promise<void> {
   //<
 }
 
-/** `/compact`: summarise the whole conversation so far. */
-export async function compactByHand(config: LoopConfig): Promise<string> {
+/** `/compact [what to keep]`: summarise the whole conversation so far. */
+export async function compactByHand(config: LoopConfig, keep?: string): Promise<string> {
   const before = config.messages.length;
-  const done = await compact(config, config.messages.length);
+  const done = await compact(config, config.messages.length, keep);
   const line = done ? `(conversation compacted: ${before} messages → ${config.messages.length})` : '(nothing to compact yet)';
   config.terminal.write(`${line}\n`);
   return line;
@@ -88,19 +88,21 @@ export function lastPromptIndex(messages: Anthropic.MessageParam[]): number {
   //<
 }
 
-/** Summarise messages[0..cut) by a separate model call and put the summary in their place. */
-async function compact(config: LoopConfig, cut: number): Promise<boolean> {
+/** Summarise messages[0..cut) by a separate model call and put the summary in their place;
+ *  `keep`: what the user asked the summary to keep (`/compact keep the test results`). */
+async function compact(config: LoopConfig, cut: number, keep?: string): Promise<boolean> {
   //> 7 compact
   //! hint: Nothing before the cut: return false. Otherwise run agentLoop with the config's client and
   //! hint: model but COMPACT_SYSTEM, no tools, querySource 'compact' and one user message: the old part
-  //! hint: as text. Then replace messages[0..cut) with one user message: SUMMARY_PREFIX + summary.
+  //! hint: as text (after what the user asked to keep, if anything). Then replace messages[0..cut)
+  //! hint: with one user message: SUMMARY_PREFIX + summary.
   const old = config.messages.slice(0, cut);
   if (old.length === 0) return false;
   const summary = await agentLoop({
     ...config,
     system: COMPACT_SYSTEM,
     tools: [],                                   // a summariser has nothing to run
-    messages: [{ role: 'user', content: `Summarise this conversation:\n\n${asText(old)}` }],
+    messages: [{ role: 'user', content: `Summarise this conversation${keep ? `, and keep in the summary: ${keep}` : ''}:\n\n${asText(old)}` }],
     terminal: { write: () => {} },               // its text is the result, not something to show
     querySource: 'compact',
     //> 15 compact-no-deliver

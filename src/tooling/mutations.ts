@@ -205,7 +205,7 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '',
     breaks: 'the summarisation call is a separate call with no tools' },
   { id: 'slash-compact-sent-as-prompt', chapter: 7, caughtBy: 'manual', file: 'session.ts',
-    find: "if (prompt.trim() === '/compact') return compactByHand(this.config);",
+    find: 'if (compactAsked) return compactByHand(this.config, compactAsked[1]?.trim());',
     replace: '',
     breaks: '/compact compacts by hand instead of reaching the model' },
 

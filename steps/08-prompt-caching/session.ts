@@ -43,7 +43,9 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
-    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    // "/compact [what to keep]": a command, not a message to the model.
+    const compactAsked = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+    if (compactAsked) return compactByHand(this.config, compactAsked[1]?.trim());
     this.config.messages.push({ role: 'user', content: prompt });
     return agentLoop(this.config);
   }

@@ -47,7 +47,9 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
-    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    // "/compact [what to keep]": a command, not a message to the model.
+    const compactAsked = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+    if (compactAsked) return compactByHand(this.config, compactAsked[1]?.trim());
     // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
     // pre-approved for this prompt only. An unknown /name never reaches the model.
     this.config.permissions.preApproved = [];

@@ -62,7 +62,9 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
-    if (prompt.trim() === '/compact') return compactByHand(this.config);   // a command, not a message to the model
+    // "/compact [what to keep]": a command, not a message to the model.
+    const compactAsked = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+    if (compactAsked) return compactByHand(this.config, compactAsked[1]?.trim());
     // "/plan [task]" turns plan mode on (plan.ts); a task after it is sent as the prompt.
     prompt = planCommand(prompt, this.config);
     if (prompt === '') return Promise.resolve('');

@@ -59,10 +59,10 @@ export async function autoCompact(config: LoopConfig): Promise<void> {
   }
 }
 
-/** `/compact`: summarise the whole conversation so far. */
-export async function compactByHand(config: LoopConfig): Promise<string> {
+/** `/compact [what to keep]`: summarise the whole conversation so far. */
+export async function compactByHand(config: LoopConfig, keep?: string): Promise<string> {
   const before = config.messages.length;
-  const done = await compact(config, config.messages.length);
+  const done = await compact(config, config.messages.length, keep);
   const line = done ? `(conversation compacted: ${before} messages → ${config.messages.length})` : '(nothing to compact yet)';
   config.terminal.write(`${line}\n`);
   return line;
@@ -82,15 +82,16 @@ export function lastPromptIndex(messages: Anthropic.MessageParam[]): number {
   return 0;
 }
 
-/** Summarise messages[0..cut) by a separate model call and put the summary in their place. */
-async function compact(config: LoopConfig, cut: number): Promise<boolean> {
+/** Summarise messages[0..cut) by a separate model call and put the summary in their place;
+ *  `keep`: what the user asked the summary to keep (`/compact keep the test results`). */
+async function compact(config: LoopConfig, cut: number, keep?: string): Promise<boolean> {
   const old = config.messages.slice(0, cut);
   if (old.length === 0) return false;
   const summary = await agentLoop({
     ...config,
     system: COMPACT_SYSTEM,
     tools: [],                                   // a summariser has nothing to run
-    messages: [{ role: 'user', content: `Summarise this conversation:\n\n${asText(old)}` }],
+    messages: [{ role: 'user', content: `Summarise this conversation${keep ? `, and keep in the summary: ${keep}` : ''}:\n\n${asText(old)}` }],
     terminal: { write: () => {} },               // its text is the result, not something to show
     querySource: 'compact',
     deliver: undefined,   // a notification waits for the main loop's next turn, not the summary's
