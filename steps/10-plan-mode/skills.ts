@@ -81,6 +81,7 @@ function unquote(s: string): string {
 /** A field as a string, or undefined. A list where one string belongs is a mistake. */
 function text(fields: Fields, key: string): string | undefined {
   const v = fields[key];
+  if (Array.isArray(v) && v.length === 0) throw new Error(`"${key}" has no value`);   // "key:" and nothing after it
   if (Array.isArray(v)) throw new Error(`"${key}" must be a single value, not a list`);
   return v;
 }
@@ -139,6 +140,9 @@ export async function loadSkills(host: AgentHost): Promise<Skill[]> {
       }
       try {
         const skill = parseSkill(source, folder, file);
+        // Two folders of one place naming one skill: a mistake, said, and the first (by folder) kept.
+        const twin = skills.find((s) => s.name === skill.name && s.file.startsWith(`${shown}/`));
+        if (twin) throw new Error(`${twin.file} already defines /${skill.name}`);
         if (!skills.some((s) => s.name === skill.name)) skills.push(skill);   // personal first: it wins
       } catch (err) {
         // One broken file costs one skill, not the session.
