@@ -29,8 +29,12 @@ export const SUMMARY_PREFIX = 'The earlier part of this conversation was compact
 
 /** The threshold in tokens: a setting, like a user's config, read once per session. */
 export function compactThreshold(host: AgentHost): number {
-  const n = Number(host.env.AGENT_COMPACT_AT);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_COMPACT_AT;
+  const raw = host.env.AGENT_COMPACT_AT;
+  if (raw === undefined) return DEFAULT_COMPACT_AT;
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (Number.isSafeInteger(n) && n > 0) return n;
+  host.terminal.write(`✖ AGENT_COMPACT_AT="${raw}" is not a whole number ≥ 1; using the default, ${DEFAULT_COMPACT_AT}\n`);
+  return DEFAULT_COMPACT_AT;
 }
 
 /**
@@ -87,6 +91,9 @@ export function lastPromptIndex(messages: Anthropic.MessageParam[]): number {
 async function compact(config: LoopConfig, cut: number, keep?: string): Promise<boolean> {
   const old = config.messages.slice(0, cut);
   if (old.length === 0) return false;
+  // Only an earlier summary before the cut: summarising it again shrinks nothing, and would
+  // cost one more call at every request while the rest stays over the threshold.
+  if (old.length === 1 && typeof old[0]!.content === 'string' && old[0]!.content.startsWith(SUMMARY_PREFIX)) return false;
   const summary = await agentLoop({
     ...config,
     system: COMPACT_SYSTEM,
