@@ -5,7 +5,7 @@
 //
 // It builds the host from this process (folder, home, environment, flags, stdout) and
 // hands it to runSession, the same entry the runner calls with a fake host. The runner
-// and the tests never load this file.
+// never loads this file; one test runs it as a process, against the mock (commands.test.ts).
 
 import os from 'node:os';
 import readline from 'node:readline/promises';
@@ -13,12 +13,26 @@ import chalk from 'chalk';
 import { runSession, DEFAULT_MODEL } from './main.ts';
 import type { AgentHost } from './types.ts';
 
-const argv = process.argv.slice(2);
-const wantsHelp = argv.includes('--help') || argv.includes('-h');
+const given = process.argv.slice(2);
+const wantsHelp = given.includes('--help') || given.includes('-h');
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
   process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
   process.exit(1);
 }
+// A pipe, not a terminal: what it carries is the prompt, after any words given as arguments,
+// as `echo "…" | claude -p` reads it. (`--`: a piped text that starts with "-" is no flag.)
+const piped = process.stdin.isTTY ? '' : (await readAll(process.stdin)).trim();
+const argv = piped === '' ? given : [...given, '--', piped];
+
+/** Everything a pipe carries, until it closes. */
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+// A failure the agent reported makes the exit status 1, so that a script can tell.
+let failed = false;
 
 // One reader for everything typed: prompts and (from chapter 6) permission answers.
 // Two readers on one stdin would each see every line.
@@ -43,7 +57,12 @@ const host: AgentHost = {
   model: process.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL,
   env: process.env,
   argv,
-  terminal: { write: (text) => { process.stdout.write(text); } },
+  terminal: {
+    write: (text) => {
+      if (/^✖ /m.test(text)) failed = true;   // a flag, a session or a prompt that failed
+      process.stdout.write(text);
+    },
+  },
   platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
@@ -69,3 +88,4 @@ async function* typed(): AsyncGenerator<string> {
 const oneShot = argv.includes('-p') || argv.includes('--print') || !process.stdin.isTTY;
 await runSession(oneShot ? [] : typed(), host);
 rl?.close();
+process.exitCode = failed ? 1 : 0;
