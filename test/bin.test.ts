@@ -2,21 +2,20 @@
 // its argv, a pipe for stdin, the environment, stdout. The runner never loads it; the model
 // is the mock, over HTTP, as ANTHROPIC_BASE_URL points it there.
 //
-// What only bin.ts decides: a pipe carries the prompt (`echo "…" | bin.ts -p`), and a failure
-// the agent reported makes the exit status 1, so that a script can tell.
+// What only bin.ts decides: a pipe carries the prompt (`echo "…" | bin.ts -p`), a pipe that
+// stays silent does not keep it waiting, and a session that failed makes the exit status 1,
+// so that a script can tell.
 
 import { it, expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { parseScenario, startMock } from '../src/mock/index.ts';
+import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 
-it('a pipe carries the prompt to the model, and a prompt that failed makes the exit status 1', async () => {
-  const scenario = parseScenario(JSON.stringify({
-    title: 'bin.ts through a pipe', prompts: ['unused'],
-    tracks: { main: { turns: [{ error: { status: 400 } }] } },
-  }), 'bin.json');
+/** bin.ts run once in this process: its argv, `stdin` as its standard input, the mock as the API.
+ *  A module runs once per process, so each run imports it under a name of its own (`run`). */
+async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: () => Promise<unknown>): Promise<{ out: string; exitCode: number | string | undefined; sent: string[] }> {
   const mock = await startMock({ scenario, latencyScale: 0 });
   const work = mkdtempSync(path.join(tmpdir(), 'bin-test-'));
   const saved = {
@@ -26,19 +25,15 @@ it('a pipe carries the prompt to the model, and a prompt that failed makes the e
   };
   let out = '';
   try {
-    process.argv = [process.execPath, 'bin.ts', '-p'];
-    Object.defineProperty(process, 'stdin', { value: Readable.from(['What is 6 times 7?\n']), configurable: true });
+    process.argv = [process.execPath, 'bin.ts', ...args];
+    Object.defineProperty(process, 'stdin', { value: stdin, configurable: true });
     process.env.ANTHROPIC_API_KEY = 'test-key';
     process.env.ANTHROPIC_BASE_URL = mock.url;
     process.chdir(work);
     process.stdout.write = ((chunk: string | Uint8Array) => { out += String(chunk); return true; }) as typeof process.stdout.write;
-    await import('../steps/04-cli-sessions/bin.ts');
-    const exitCode = process.exitCode;
-    process.stdout.write = saved.write;
+    await run();
     const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
-    expect(sent.some((body) => body.includes('What is 6 times 7?')), sent.join('\n')).toBe(true);
-    expect(out).toMatch(/^✖ API error 400/m);
-    expect(exitCode).toBe(1);
+    return { out, exitCode: process.exitCode, sent };
   } finally {
     process.stdout.write = saved.write;
     process.argv = saved.argv;
@@ -51,4 +46,26 @@ it('a pipe carries the prompt to the model, and a prompt that failed makes the e
     await mock.close();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+// The file under a name of its own for each run: vite loads a path with a query afresh.
+// @ts-expect-error: TypeScript has no declarations for a path with a query
+const binFailing = () => import('../steps/04-cli-sessions/bin.ts?failing');
+// @ts-expect-error: the same, for the second run
+const binSilentPipe = () => import('../steps/04-cli-sessions/bin.ts?silent-pipe');
+
+const scenarioOf = (turn: Record<string, unknown>) => parseScenario(JSON.stringify({ title: 'bin.ts', prompts: ['unused'], tracks: { main: { turns: [turn] } } }), 'bin.json');
+
+it('a pipe carries the prompt to the model, and a prompt that failed makes the exit status 1', async () => {
+  const r = await runBin(['-p'], Readable.from(['What is 6 times 7?\n']), scenarioOf({ error: { status: 400 } }), binFailing);
+  expect(r.sent.some((body) => body.includes('What is 6 times 7?')), r.sent.join('\n')).toBe(true);
+  expect(r.out).toMatch(/^✖ API error 400/m);
+  expect(r.exitCode).toBe(1);
+});
+
+it('a prompt answered exits 0; a pipe that stays open and silent does not keep it waiting', async () => {
+  const answered = await runBin(['-p', 'Say hi.'], new Readable({ read() {} }), scenarioOf({ text: 'Hi.' }), binSilentPipe);
+  expect(answered.sent.some((body) => body.includes('Say hi.'))).toBe(true);
+  expect(answered.out).toBe('Hi.\n');
+  expect(answered.exitCode).toBe(0);
 });

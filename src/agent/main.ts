@@ -26,8 +26,9 @@ export async function runSession(prompts: string[], host: AgentHost): Promise<vo
 //<
 //> 4 run-session-cli
 /** One session: each prompt is sent in turn, as if the user typed it. `prompts` is a list
- *  (the runner, a test) or typed lines as they come (bin.ts's interactive prompt). */
-export async function runSession(prompts: string[] | AsyncIterable<string>, host: AgentHost): Promise<void> {
+ *  (the runner, a test) or typed lines as they come (bin.ts's interactive prompt). Resolves
+ *  false when the session could not start or a prompt failed: bin.ts's exit status. */
+export async function runSession(prompts: string[] | AsyncIterable<string>, host: AgentHost): Promise<boolean> {
   let flags: Flags;
   let saved: SavedSession | undefined;
   try {
@@ -36,9 +37,12 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     else if (flags.sessionId !== undefined) await refuseSavedId(host.cwd, flags.sessionId);
   } catch (err) {
     host.terminal.write(`✖ ${errorLine(err)}\n`);
-    return;
+    return false;
   }
-  if (flags.help) return host.terminal.write(HELP);
+  if (flags.help) {
+    host.terminal.write(HELP);
+    return true;
+  }
   const out = host.terminal;
   // Flags win over the environment: fold them into the host that the rest of the code reads.
   host = {
@@ -77,6 +81,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   }
   const created = saved?.created ?? new Date().toISOString();
   let savedTo: string | undefined;   // nothing to resume until a prompt got its answer
+  let failed = false;                // a prompt that failed: the session goes on, and says so at its end
   for await (const prompt of withFirst(flags.prompt, prompts)) {
     if (prompt.trim() === '') continue;
     if (prompt.trim() === '/clear') {
@@ -104,6 +109,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
       // the conversation (and the file) never ends on a question with no answer.
       session.config.messages.splice(0, session.config.messages.length, ...before);
       out.write(`✖ ${errorLine(err)}\n`);
+      failed = true;
     }
     if (session.config.messages.length > 0 || saved) {
       await saveSession(file, {
@@ -121,6 +127,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     await session.settle();
   } catch (err) {
     out.write(`✖ ${errorLine(err)}\n`);
+    failed = true;
   }
   // What it added belongs to the conversation open now, saved in that one's file: after a
   // /clear, the earlier conversation's file stays as it was, for --resume.
@@ -136,6 +143,9 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   //<
   //> 8 ledger-report
   host.terminal.write(`\n${session.ledger.report()}\n`);
+  //<
+  //> 4 run-session-status
+  return !failed;
   //<
 }
 //> 4 with-first

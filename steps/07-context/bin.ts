@@ -21,18 +21,24 @@ if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
 }
 // A pipe, not a terminal: what it carries is the prompt, after any words given as arguments,
 // as `echo "…" | claude -p` reads it. (`--`: a piped text that starts with "-" is no flag.)
-const piped = process.stdin.isTTY ? '' : (await readAll(process.stdin)).trim();
+const piped = process.stdin.isTTY || wantsHelp ? '' : (await readPipe(process.stdin)).trim();
 const argv = piped === '' ? given : [...given, '--', piped];
 
-/** Everything a pipe carries, until it closes. */
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += String(chunk);
-  return text;
+/**
+ * Everything a pipe carries, until it closes; nothing when it stays silent for a second.
+ * A parent that hands over stdin as a pipe and never writes to it or closes it (a script, a
+ * CI job) must not keep the agent waiting for ever.
+ */
+function readPipe(stream: NodeJS.ReadStream, quietMs = 1000): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const done = () => { clearTimeout(silent); stream.pause(); resolve(text); };
+    const silent = setTimeout(() => { stream.removeAllListeners('data'); stream.destroy(); done(); }, quietMs);
+    stream.on('data', (chunk) => { clearTimeout(silent); text += String(chunk); });
+    stream.once('end', done);
+    stream.once('error', done);
+  });
 }
-
-// A failure the agent reported makes the exit status 1, so that a script can tell.
-let failed = false;
 
 // One reader for everything typed: prompts and (from chapter 6) permission answers.
 // Two readers on one stdin would each see every line.
@@ -57,12 +63,7 @@ const host: AgentHost = {
   model: process.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL,
   env: process.env,
   argv,
-  terminal: {
-    write: (text) => {
-      if (/^✖ /m.test(text)) failed = true;   // a flag, a session or a prompt that failed
-      process.stdout.write(text);
-    },
-  },
+  terminal: { write: (text) => { process.stdout.write(text); } },
   platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
@@ -86,6 +87,7 @@ async function* typed(): AsyncGenerator<string> {
 
 // A terminal gets the interactive prompt; -p, a pipe or a script gets one-shot mode.
 const oneShot = argv.includes('-p') || argv.includes('--print') || !process.stdin.isTTY;
-await runSession(oneShot ? [] : typed(), host);
+// Exit status 1 when the session could not start or a prompt failed, so that a script can tell.
+const ok = await runSession(oneShot ? [] : typed(), host);
 rl?.close();
-process.exitCode = failed ? 1 : 0;
+process.exitCode = ok ? 0 : 1;

@@ -18,8 +18,9 @@ import { parseFlags, HELP, sessionFile, loadSession, refuseSavedId, saveSession,
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
 /** One session: each prompt is sent in turn, as if the user typed it. `prompts` is a list
- *  (the runner, a test) or typed lines as they come (bin.ts's interactive prompt). */
-export async function runSession(prompts: string[] | AsyncIterable<string>, host: AgentHost): Promise<void> {
+ *  (the runner, a test) or typed lines as they come (bin.ts's interactive prompt). Resolves
+ *  false when the session could not start or a prompt failed: bin.ts's exit status. */
+export async function runSession(prompts: string[] | AsyncIterable<string>, host: AgentHost): Promise<boolean> {
   let flags: Flags;
   let saved: SavedSession | undefined;
   try {
@@ -28,9 +29,12 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     else if (flags.sessionId !== undefined) await refuseSavedId(host.cwd, flags.sessionId);
   } catch (err) {
     host.terminal.write(`✖ ${errorLine(err)}\n`);
-    return;
+    return false;
   }
-  if (flags.help) return host.terminal.write(HELP);
+  if (flags.help) {
+    host.terminal.write(HELP);
+    return true;
+  }
   const out = host.terminal;
   // Flags win over the environment: fold them into the host that the rest of the code reads.
   host = {
@@ -54,6 +58,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   }
   const created = saved?.created ?? new Date().toISOString();
   let savedTo: string | undefined;   // nothing to resume until a prompt got its answer
+  let failed = false;                // a prompt that failed: the session goes on, and says so at its end
   for await (const prompt of withFirst(flags.prompt, prompts)) {
     if (prompt.trim() === '') continue;
     if (prompt.trim() === '/clear') {
@@ -74,6 +79,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
       // the conversation (and the file) never ends on a question with no answer.
       session.config.messages.splice(0, session.config.messages.length, ...before);
       out.write(`✖ ${errorLine(err)}\n`);
+      failed = true;
     }
     if (session.config.messages.length > 0 || saved) {
       await saveSession(file, {
@@ -86,6 +92,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   }
   if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
   host.terminal.write(`\n${session.ledger.report()}\n`);
+  return !failed;
 }
 
 /** The prompt given on the command line (if any), then the others. */
