@@ -89,8 +89,9 @@ export async function runCalls(calls: Anthropic.ToolUseBlock[], config: LoopConf
     for (const call of run) config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\n`);
     //> 13 run-together
     //! hint: For an agent call, take a slot (limits.running++) if one is free, else answer it with an
-    //! hint: is_error concurrencyRefusal result. Start every admitted call, then await them ALL together
-    //! hint: (Promise.all), giving each slot back when its call is done.
+    //! hint: is_error concurrencyRefusal result. Record each admitted call in admittedRun (the fork batch
+    //! hint: reads it), start every admitted call, then await them ALL together (Promise.all), giving
+    //! hint: each slot back when its call is done.
     const limits = config.limits;
     const admitted: object[] = [];
     const pending = run.map((call) => {
