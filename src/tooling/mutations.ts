@@ -477,7 +477,7 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'maxDepth: read(DEPTH_VAR, DEFAULT_MAX_DEPTH)',
     replace: 'maxDepth: DEFAULT_MAX_DEPTH',
     breaks: 'CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH sets the depth cap (1 turns nesting off)' },
-  { id: 'bad-limit-used-as-is', chapter: 13, caughtBy: 'bad-env', file: 'limits.ts',
+  { id: 'bad-limit-used-as-is', chapter: 13, caughtBy: 'bad-env', file: 'context.ts',
     find: 'if (Number.isSafeInteger(value) && value >= 1) return value;',
     replace: 'return value;',
     breaks: 'a bad limit value is reported and the default used' },

@@ -29,12 +29,21 @@ export const SUMMARY_PREFIX = 'The earlier part of this conversation was compact
 
 /** The threshold in tokens: a setting, like a user's config, read once per session. */
 export function compactThreshold(host: AgentHost): number {
-  const raw = host.env.AGENT_COMPACT_AT;
-  if (raw === undefined) return DEFAULT_COMPACT_AT;
-  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (Number.isSafeInteger(n) && n > 0) return n;
-  host.terminal.write(`✖ AGENT_COMPACT_AT="${raw}" is not a whole number ≥ 1; using the default, ${DEFAULT_COMPACT_AT}\n`);
-  return DEFAULT_COMPACT_AT;
+  return wholeNumberSetting('AGENT_COMPACT_AT', host.env.AGENT_COMPACT_AT, DEFAULT_COMPACT_AT, (line) => host.terminal.write(`${line}\n`));
+}
+
+/**
+ * A setting from the environment that must be a whole number ≥ 1. Anything else ("abc",
+ * "-2", "0", "2.5") is a mistake the user must hear about: one line naming the variable,
+ * the value and the default used instead. Never a crash, never silence. Unset or empty: the
+ * default, without a word.
+ */
+export function wholeNumberSetting(name: string, raw: string | undefined, fallback: number, warn: (line: string) => void): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  warn(`✖ ${name}="${raw}" is not a whole number ≥ 1; using the default, ${fallback}`);
+  return fallback;
 }
 
 /**

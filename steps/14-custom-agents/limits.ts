@@ -23,6 +23,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Limits, LoopConfig } from './types.ts';
 import { AGENT_TOOL_NAME, runTool } from './tools.ts';
+import { wholeNumberSetting } from './context.ts';
 
 export const CONCURRENCY_VAR = 'CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS';
 export const DEPTH_VAR = 'CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH';
@@ -30,19 +31,12 @@ export const DEFAULT_MAX_CONCURRENT = 20;
 export const DEFAULT_MAX_DEPTH = 3;
 
 /**
- * The caps from the environment. A value that is not a whole number ≥ 1 ("abc", "-2", "0",
- * "2.5") is a mistake the user must hear about: one line on the terminal naming the
- * variable, the value and the default used instead. Never a crash, never silence.
+ * The caps from the environment, each read as chapter 7 reads AGENT_COMPACT_AT: a value
+ * that is not a whole number ≥ 1 is one line on the terminal naming the variable, the value
+ * and the default used instead (context.ts, wholeNumberSetting). Never a crash, never silence.
  */
 export function readLimits(env: Record<string, string | undefined>, warn: (line: string) => void): Limits {
-  const read = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-    if (Number.isSafeInteger(value) && value >= 1) return value;
-    warn(`✖ ${name}="${raw}" is not a whole number ≥ 1; using the default, ${fallback}`);
-    return fallback;
-  };
+  const read = (name: string, fallback: number): number => wholeNumberSetting(name, env[name], fallback, warn);
   return { maxConcurrent: read(CONCURRENCY_VAR, DEFAULT_MAX_CONCURRENT), maxDepth: read(DEPTH_VAR, DEFAULT_MAX_DEPTH), running: 0 };
 }
 
