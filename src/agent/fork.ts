@@ -431,9 +431,9 @@ export function forkCostReport(children: { label: string; ledger: Ledger }[]): s
   const shared = Math.max(...children.map((c) => c.ledger.cacheRead));
   const own = children.map((c) => total(c.ledger) - shared);
   const later = own.slice(1).reduce((n, t) => n + shared * 0.1 + t, 0);
-  const oneCallEach = children.every((c) => c.ledger.calls === 1);
-  if (children.length > 1 && shared > 0 && !oneCallEach) lines.push('(a child made more calls than one: its cache reads include its own earlier turns, so no shared prefix is worked out)');
-  if (children.length > 1 && shared > 0 && oneCallEach) {
+  if (children.length > 1 && shared > 0 && children.some((c) => c.ledger.calls !== 1)) {
+    lines.push('(a child made more calls than one: its cache reads include its own earlier turns, so no shared prefix is worked out)');
+  } else if (children.length > 1 && shared > 0) {
     lines.push(`shared prefix ${fmt(shared)}; own part per child ${own.map(fmt).join(', ')}`);
     lines.push(`cold, popular¹:    ${fmt(shared + own[0]!)} + ${fmt(later)} = ${fmt(shared + own[0]! + later)}`);
     lines.push(`cold, documented²: ${fmt(shared * 1.25 + own[0]!)} + ${fmt(later)} = ${fmt(shared * 1.25 + own[0]! + later)}`);

@@ -5,7 +5,7 @@
 //
 // It builds the host from this process (folder, home, environment, flags, stdout) and
 // hands it to runSession, the same entry the runner calls with a fake host. The runner
-// never loads this file; one test runs it as a process, against the mock (commands.test.ts).
+// never loads this file; test/bin.test.ts runs it in the test's process, against the mock.
 
 import os from 'node:os';
 import readline from 'node:readline/promises';
