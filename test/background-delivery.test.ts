@@ -60,8 +60,10 @@ describe("chapter 15: notifications reach the main agent's loop only", () => {
 // A background agent outlives the prompt that launched it. The gate's state is an object the
 // session changes as prompts come and go: a skill's allowed-tools pre-approved for one prompt
 // (a policy island's for its sub-agent), the mode a plan's approval restores. Shared, those
-// would reach an agent started earlier, unasked: a shell run nobody allowed it.
-describe('a background agent keeps the gate as it was at its launch', () => {
+// would reach an agent started earlier, unasked: a shell run nobody allowed it. (The other
+// way round, a gate that narrows later and holds the agent back too, is chapter 15's
+// `later-plan` and `later-skills` cases: a scenario can time those.)
+describe('a background agent never gets what the session is given after its launch', () => {
   it('what a later prompt pre-approves, or a plan approved later, never reaches it', async () => {
     const session: Permissions = { mode: 'plan', preApproved: [] };
     const parent = { background: new Background(), messages: [], ledger: new Ledger(), limits: { running: 0, maxConcurrent: 5 }, terminal: { write: () => {} } };

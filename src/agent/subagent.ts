@@ -223,6 +223,14 @@ export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfi
     return 'The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.';
   }
   //<
+  //> 12 guard-plan-exit
+  // A fork child is offered exit_plan_mode (its tools are the parent's, byte for byte), but the
+  // plan, and leaving plan mode, are the main agent's: a child's call would put its own plan to
+  // the user as the session's, and a yes would take the whole session out of plan mode.
+  if (call.name === EXIT_PLAN_MODE && config.depth > 0) {
+    return `${EXIT_PLAN_MODE} is the main agent's: a sub-agent has no plan of its own to present. Report what you found instead.`;
+  }
+  //<
   //> 13 depth-guard
   // Nesting is allowed now, up to the cap. Past it the call is refused, before runTool's
   // lookup: an agent at the cap is not offered the tool, and if its model calls it anyway

@@ -96,6 +96,12 @@ export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfi
   if (call.name === AGENT_TOOL_NAME && config.depth > 0 && !takesForkPath(input, config)) {
     return 'The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.';
   }
+  // A fork child is offered exit_plan_mode (its tools are the parent's, byte for byte), but the
+  // plan, and leaving plan mode, are the main agent's: a child's call would put its own plan to
+  // the user as the session's, and a yes would take the whole session out of plan mode.
+  if (call.name === EXIT_PLAN_MODE && config.depth > 0) {
+    return `${EXIT_PLAN_MODE} is the main agent's: a sub-agent has no plan of its own to present. Report what you found instead.`;
+  }
   return undefined;
 }
 

@@ -43,7 +43,7 @@ export type AgentStatus = 'running' | 'completed' | 'failed' | 'stopped';
 export interface ChildConfig {
   messages: Anthropic.MessageParam[];   // its own context: kept, so send_message can continue it
   ledger: Ledger;                       // this run's usage; a new one for each run
-  permissions: object;                  // the gate's state (types.ts's Permissions): its own copy, from its launch on
+  permissions: Gate;                    // the gate's state: narrowed from its launch on (narrowedGate)
   signal?: AbortSignal;                 // stop_agent aborts it; the loop checks it at each step
 }
 
@@ -109,9 +109,9 @@ export function callIdOf(input: Record<string, unknown>, config: ParentConfig): 
 export async function launch(
   parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
-  // It outlives this prompt: its own copy of the gate as it is now, so what a later prompt
-  // pre-approves (a skill's allowed-tools, an island's) never reaches it, nor a later mode.
-  config.permissions = { ...config.permissions };
+  // It outlives this prompt: at each call, the narrower of its gate as it is now and the
+  // session's gate as it will be then (narrowedGate, below).
+  config.permissions = narrowedGate(config.permissions);
   const background = parent.background!;
   const agent: BackgroundAgent = {
     id: `agent-${background.agents.size + 1}`,
@@ -127,6 +127,39 @@ export async function launch(
   background.agents.set(agent.id, agent);
   startRun(agent, parent);
   return launchNotice(agent);
+}
+
+/** The permission modes (types.ts's PermissionMode), from the one that lets a call do least without a question to the one that lets it do most. */
+const LEAST_FIRST = ['plan', 'default', 'acceptEdits', 'bypassPermissions'] as const;
+
+/** What this file needs of the gate's state (types.ts's Permissions). */
+interface Gate {
+  mode: typeof LEAST_FIRST[number];
+  preApproved?: string[];
+  prePlanMode?: typeof LEAST_FIRST[number];
+  ask?: unknown;
+}
+
+/**
+ * The gate of an agent that outlives the prompt that launched it: at every call, the narrower
+ * of two. Its own, as the session's was at the launch: what a later prompt pre-approves (a
+ * skill's allowed-tools) or a wider mode (a plan approved) never reaches it. And the session's
+ * as it is now: a /plan typed later, or the end of the prompt whose skill pre-approved a tool,
+ * holds it back too. So a background agent, still running or continued by send_message, never
+ * holds more than its session does at that moment. What the agent changes itself only changes
+ * its own, so it can only narrow it further.
+ */
+export function narrowedGate(session: Gate): Gate {
+  const own: Gate = { ...session, preApproved: [...(session.preApproved ?? [])] };
+  return {
+    get mode() { return LEAST_FIRST[Math.min(LEAST_FIRST.indexOf(own.mode), LEAST_FIRST.indexOf(session.mode))]!; },
+    set mode(mode) { own.mode = mode; },
+    get preApproved() { return (own.preApproved ?? []).filter((tool) => session.preApproved?.includes(tool)); },
+    set preApproved(tools) { own.preApproved = tools; },
+    get prePlanMode() { return own.prePlanMode; },
+    set prePlanMode(mode) { own.prePlanMode = mode; },
+    get ask() { return session.ask; },
+  };
 }
 
 /** What the main agent reads instead of the report: the id, and how the report will come. */

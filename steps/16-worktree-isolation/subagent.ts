@@ -140,6 +140,12 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
  */
 export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfig): string | undefined {
   const input = call.input as Record<string, unknown>;
+  // A fork child is offered exit_plan_mode (its tools are the parent's, byte for byte), but the
+  // plan, and leaving plan mode, are the main agent's: a child's call would put its own plan to
+  // the user as the session's, and a yes would take the whole session out of plan mode.
+  if (call.name === EXIT_PLAN_MODE && config.depth > 0) {
+    return `${EXIT_PLAN_MODE} is the main agent's: a sub-agent has no plan of its own to present. Report what you found instead.`;
+  }
   // Nesting is allowed now, up to the cap. Past it the call is refused, before runTool's
   // lookup: an agent at the cap is not offered the tool, and if its model calls it anyway
   // the refusal names the limit instead of "no such tool". A fork call is judged by the
