@@ -81,6 +81,11 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: 'system: `${config.system}\\nTime: ${performance.now()}`,',
     breaks: 'every call of a session sends the same system bytes' },
 
+  { id: 'prompt-git-obeys-bare-folder', chapter: 3, caughtBy: 'bare-like', file: 'prompt.ts',
+    find: "execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout) =>",
+    replace: "execFile('git', args, { cwd, timeout: 10_000 }, (error, stdout) =>",
+    breaks: "the prompt's git refuses a folder that only looks like a repository, so its config runs nothing" },
+
   // Chapter 4 · CLI and sessions
   { id: 'model-flag-ignored', chapter: 4, caughtBy: 'demo', file: 'main.ts',
     find: 'model: flags.model ?? host.model,',
@@ -716,6 +721,10 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '',
     breaks: '-p prints the main agent\'s last answer, given once its background agents have reported' },
   // Chapter 16 · worktree isolation
+  { id: 'worktree-git-obeys-bare-folder', chapter: 16, caughtBy: 'bare-like', file: 'worktree.ts',
+    find: "execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) =>",
+    replace: "execFile('git', args, { cwd, timeout: 10_000 }, (error, stdout, stderr) =>",
+    breaks: "the worktree code's git refuses a folder the model made look like a repository, instead of obeying its config" },
   { id: 'child-in-shared-folder', chapter: 16, caughtBy: 'demo', file: 'subagent.ts',
     find: 'config.cwd = config.worktree.cwd;',
     replace: '',

@@ -109,10 +109,15 @@ async function gitSnapshot(cwd: string, root: string): Promise<string> {
   return `Current branch: ${branch || '(detached HEAD)'}\nStatus:\n${status || '(clean)'}`;
 }
 
-/** Run git; its trimmed output, or undefined when it fails for any reason. */
+/**
+ * Run git; its trimmed output, or undefined when it fails for any reason. A folder holding
+ * HEAD, refs/ and objects/ is a repository to git ("bare", found before any .git above it),
+ * and its config can make git run a command (core.fsmonitor): any project, or a model with
+ * write_file, can make one. safe.bareRepository=explicit has git refuse such a folder instead.
+ */
 function git(args: string[], cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
+    execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
   });
 }
 

@@ -36,10 +36,15 @@ export interface Worktree {
 
 interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
 
-/** Run git in `cwd`; never rejects. `err` is git's first line of complaint. */
+/**
+ * Run git in `cwd`; never rejects. `err` is git's first line of complaint. Like prompt.ts's,
+ * it refuses a folder that only looks like a repository (safe.bareRepository=explicit): a
+ * model that may write files could otherwise make one where the session works, whose config
+ * `git worktree add` would obey (a filter that runs any command).
+ */
 function git(args: string[], cwd: string): Promise<Git> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
+    execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
       const err = stderr.split('\n').find((l) => l.trim() !== '') ?? error?.message.split('\n')[0] ?? '';
       const noGit = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
       resolve({ ok: !error, out: stdout.trimEnd(), err: err.replace(/^(fatal|error): /, ''), noGit });
@@ -74,7 +79,10 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   const found = await git(['rev-parse', '--show-toplevel', 'HEAD'], cwd);
   const [top, base] = found.out.split('\n');
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
-  if (!found.ok && !top) throw new Error(`isolation "worktree" needs a git repository, and ${cwd} is not in one`);
+  if (!found.ok && !top) {
+    // Not in a repository, or git refused the folder it found (one that only looks like one): its words.
+    throw new Error(/not a git repository/i.test(found.err) ? `isolation "worktree" needs a git repository, and ${cwd} is not in one` : `isolation "worktree" needs a git repository: git says "${found.err}"`);
+  }
   if (!found.ok || !base) throw new Error(`isolation "worktree" branches from HEAD, and the repository ${top} has no commit yet`);
   for (let n = 1; n <= 20; n++) {
     const branch = n === 1 ? name : `${name}-${n}`;
