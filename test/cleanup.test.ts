@@ -85,16 +85,17 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
   }
 }
 
-// A chapter 2 scenario whose shell commands outlive the turn: one in the background
-// (orphaned at once: only its working directory ties it to the run), one in the foreground
-// that takes `seconds` (long enough for a signal to find it running, or over soon).
+// A chapter 2 scenario whose shell commands outlive the turn: two in the background
+// (orphaned at once: only its working directory ties the first to the run, and the second
+// left the workspace first, so only what it inherited from the runner does), one in the
+// foreground that takes `seconds` (long enough for a signal to find it running, or over soon).
 const scratch = mkdtempSync(path.join(tmpdir(), 'cleanup-scenarios-'));
 function lingeringScenario(name: string, seconds: number): string {
   const file = path.join(scratch, `${name}.json`);
   writeFileSync(file, JSON.stringify({
     title: 'shell commands that outlive their turn', prompts: ['go'],
     tracks: { main: { turns: [
-      { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 41 > /dev/null 2>&1 & echo started' } }] },
+      { tool_calls: [{ name: 'run_shell', input: { command: 'sleep 41 > /dev/null 2>&1 & cd / && (sleep 43 > /dev/null 2>&1 &) ; echo started' } }] },
       { tool_calls: [{ name: 'run_shell', input: { command: `sleep ${seconds}; echo slept` } }] },
       { text: 'done' },
     ] } },

@@ -13,6 +13,7 @@
 //   trackWorktreesOf(repo)   the same for every worktree the repository has by then
 //   onExit(fn)               run fn at exit (latest first); returns a remover
 //   stopProcessesIn(dir)     stop every process whose working directory is inside dir
+//   (at exit)                also every process that inherited this command's mark (below)
 //   scratchRoot()            where temp folders go: TMPDIR (refused if missing or in a repo)
 //   installExitHandlers()    the signal and crash handlers (steps/run.mjs calls it once)
 //   finish()                 the ordinary end: what is left is stopped and waited for
@@ -42,6 +43,8 @@ interface Registry {
   born: Map<string, number>;        // temp folder -> the last process id when it was made
   hooks: Hook[];
   installed: boolean;
+  /** The last process id when the handlers were installed: only a newer process can carry the mark. */
+  markedAfter?: number;
   exiting: boolean;
   catcher?: (what: string, err: unknown) => boolean;
 }
@@ -281,6 +284,32 @@ export function processesIn(dir: string): number[] {
 }
 
 /**
+ * The mark a command-line process leaves on every process it starts: an environment variable
+ * naming it, which its shell commands (and whatever they start) inherit. A shell command can
+ * leave its working folder (`cd / && (sleep 60 &)`), and then nothing else ties what it left
+ * running to the run; it cannot leave its environment unless it clears it. Set by
+ * installExitHandlers, so a test's process, where runs go side by side, never has it.
+ */
+const MARK = 'SUBAGENTS_RUNNER';
+
+/** Live processes that carry this process's mark (Linux: /proc/PID/environ); [] elsewhere or unmarked. */
+function markedProcesses(): number[] {
+  if (process.platform !== 'linux' || process.env[MARK] !== String(process.pid)) return [];
+  const mark = Buffer.from(`${MARK}=${process.pid}\0`);
+  const newerThan = registry.markedAfter !== undefined && (lastProcessId() ?? 0) >= registry.markedAfter ? registry.markedAfter : 0;
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) <= newerThan || Number(name) === process.pid) continue;
+    let environ: Buffer;
+    try { environ = readFileSync(`/proc/${name}/environ`); } catch { continue; }   // gone, or not ours to read
+    // Each variable ends with a NUL; the mark is one of them, at the start or after a NUL.
+    const at = environ.indexOf(mark);
+    if (at === 0 || (at > 0 && environ[at - 1] === 0)) found.push(Number(name));
+  }
+  return found;
+}
+
+/**
  * The id the system last gave a process or thread (Linux: the last field of /proc/loadavg);
  * undefined elsewhere, or when it cannot be trusted. Ids are handed out in increasing order
  * until they wrap around.
@@ -305,7 +334,11 @@ function lastProcessId(): number | undefined {
  * how many there were.
  */
 export function stopProcessesIn(dir: string): number {
-  const pids = processesIn(dir);
+  return stopDeepestFirst(processesIn(dir));
+}
+
+/** SIGKILL `pids`, children before their parents (see stopProcessesIn); how many there were. */
+function stopDeepestFirst(pids: number[]): number {
   if (pids.length === 0) return 0;
   const table = processTable();
   const depth = (pid: number): number => {
@@ -388,6 +421,7 @@ export function cleanupNowSync(): void {
 function stopEverything(signal: NodeJS.Signals): void {
   for (const child of [...registry.children]) killChild(child, signal);
   for (const dir of registry.paths) stopProcessesIn(dir);
+  if (registry.installed) stopDeepestFirst(markedProcesses());
   for (const repo of registry.repos) removeWorktreesOf(repo);
   for (const [dir, repo] of registry.worktrees) removeWorktree(repo, dir);
   for (const p of registry.paths) {
@@ -485,6 +519,8 @@ export function exitHandlersInstalled(): boolean {
 export function installExitHandlers(): void {
   if (registry.installed) return;
   registry.installed = true;
+  registry.markedAfter = lastProcessId();
+  process.env[MARK] = String(process.pid);
   process.on('exit', () => { cleanupNowSync(); });
   for (const [signal, n] of Object.entries(SIGNALS)) {
     process.on(signal, () => {
