@@ -721,6 +721,10 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '',
     breaks: '-p prints the main agent\'s last answer, given once its background agents have reported' },
   // Chapter 16 · worktree isolation
+  { id: 'worktree-fills-someones-folder', chapter: 16, caughtBy: 'folder-taken', file: 'worktree.ts',
+    find: "    if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete\n",
+    replace: '',
+    breaks: "a folder already there under the worktree's name is someone's: the next name is used, and the folder is left as it was" },
   { id: 'worktree-git-obeys-bare-folder', chapter: 16, caughtBy: 'bare-like', file: 'worktree.ts',
     find: "execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) =>",
     replace: "execFile('git', args, { cwd, timeout: 10_000 }, (error, stdout, stderr) =>",
