@@ -177,6 +177,19 @@ it.concurrent('a crash in a half-done solution fails its check, with the hint of
   } finally { rmSync(inTodoFile, { recursive: true, force: true }); }
 });
 
+// The scenario scripts what a right solution sends; a learner's agent that sends something
+// else makes the mock complain in words meant for the scenario's author. The check says first
+// what that means about the agent, then the mock's own words.
+it.concurrent("an agent that goes off the scenario's script is told so in a learner's words, the mock's after them", async () => {
+  const dir = halfDone([['fork.ts', 'if (parent.querySource === FORK_QUERY_SOURCE || isInForkChild(parent.messages)) {', 'if (isInForkChild(parent.messages)) {']], '12-fork-subagents');
+  try {
+    const r = await runInProcess(['12', '--check', dir, '--case', 'guard']);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('\n  the agent went off the script: it sent a request no right solution sends: the scenario cannot tell which conversation it belongs to\n  (the mock: scenarios/12-fork-subagents/guard.json: ambiguous: tracks ');
+    expect(r.out).toContain('\n  hint: The tag is gone from these messages: only config.querySource can tell.\n');
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 describe.concurrent('--check --watch', () => {
   /** Spawns a watch; `until(text)` resolves once the output holds text. */
   function watching(dir: string, tmp: string) {

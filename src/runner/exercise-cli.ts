@@ -240,7 +240,11 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       print(`  ${c.bold('the agent crashed:')} ${v.crash}`);
       if (v.crash_at) print(`  ${c.dim(`at ${v.crash_at}`)}`);
     } else if (v.failures.length > 0) {
-      print(`  ${c.bold('the mock could not answer:')} ${v.failures[0]}`);
+      // The mock's words are for whoever wrote the scenario; the learner wrote the agent. The
+      // scenario scripts what a right solution sends and asks, so its complaint means the
+      // agent sent or asked something else: said so first, the mock's own words after.
+      print(`  ${c.bold('the agent went off the script:')} ${offScript(v.failures[0]!)}`);
+      print(`  ${c.dim(`(the mock: ${v.failures[0]})`)}`);
     } else if (failing) {
       print(`  ${c.bold('missing behaviour:')} ${failing.name}`);
       print(`  ${c.dim(failing.detail)}`);
@@ -256,6 +260,22 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
   }
   print(`\n${c.green.bold('All done:')} chapter ${ch.n} passes ${files.length === 1 ? 'its scenario' : `all ${files.length} scenarios`}.`);
   return 0;
+}
+
+/**
+ * What a scenario problem (the mock's words, or the runner's about permission answers) says
+ * about the learner's agent: the scripts are written for a right solution, so each kind of
+ * problem is a kind of request or question that solution does not make.
+ */
+export function offScript(failure: string): string {
+  const outOfTurns = /track "([^"]+)" is out of turns: it has (\d+)/.exec(failure);
+  if (outOfTurns) return `"${outOfTurns[1]}" got more requests than a right solution sends (the scenario scripts ${outOfTurns[2]})`;
+  if (/ambiguous: tracks /.test(failure)) return 'it sent a request no right solution sends: the scenario cannot tell which conversation it belongs to';
+  if (/no track matches the request/.test(failure)) return 'it sent a request no right solution sends: it belongs to none of the scenario\'s conversations';
+  if (/two conversations share one track/.test(failure)) return 'two of its conversations sent the requests a right solution sends from one';
+  if (/was never asked for/.test(failure)) return 'it never asked a permission question a right solution asks';
+  if (/has no answer left|the next scripted answer is for/.test(failure)) return 'it asked a permission question a right solution does not ask (or not in that order)';
+  return 'it did something a right solution does not';
 }
 
 /** Type errors first: the code runs without its types, so these would otherwise go unseen. */
