@@ -190,6 +190,16 @@ it.concurrent("an agent that goes off the scenario's script is told so in a lear
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
+// A run that hangs would leave the check's screen blank until the time limit: past a while
+// (shortened here), one line names the case still running.
+it.concurrent('a scenario that runs long: the check says which case is still running, then its verdict', async () => {
+  const dir = halfDone([['agent.ts', 'export async function agentLoop(config: LoopConfig): Promise<string> {', 'export async function agentLoop(config: LoopConfig): Promise<string> {\n  await new Promise((r) => setTimeout(r, 1500));']], '01-agent-loop');
+  try {
+    const r = await runInProcess(['1', '--check', dir, '--case', 'demo'], { env: { SUBAGENTS_SLOW_NOTICE_MS: '300' } });
+    expect(r.out).toMatch(/^… demo is still running \(a run that never ends is stopped at 60 s\)\n✔ demo\n/m);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 describe.concurrent('--check --watch', () => {
   /** Spawns a watch; `until(text)` resolves once the output holds text. */
   function watching(dir: string, tmp: string) {

@@ -12,6 +12,7 @@ import { exerciseFiles, hintsFor } from '../tooling/exercise.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
+import { RUN_TIME_LIMIT_MS } from './run-guard.ts';
 import { blocksOf, resultText } from './expectations.ts';
 import type { MockEvent } from '../mock/index.ts';
 import { colorDiff } from './diff-color.ts';
@@ -152,12 +153,16 @@ function thrownInTools(events: MockEvent[]): string[] {
   return [...found].slice(0, 3);
 }
 
-/** Runs scenarios against the folder; `all: false` stops at the first that fails (the learner's loop). */
-export async function gradeExercise(ch: Chapter, dir: string, files: string[], all: boolean): Promise<ScenarioVerdict[]> {
+/**
+ * Runs scenarios against the folder; `all: false` stops at the first that fails (the
+ * learner's loop). `starting` hears the name of each case as its run begins.
+ */
+export async function gradeExercise(ch: Chapter, dir: string, files: string[], all: boolean, starting?: (name: string) => void): Promise<ScenarioVerdict[]> {
   const hints = await hintsFor(ROOT, ch.n);
   const verdicts: ScenarioVerdict[] = [];
   for (const file of files) {
     const scenario = await loadScenarioFile(file);
+    starting?.(path.basename(file, '.json'));
     // Each scenario on a fresh load of the code: what one left in a module's variables (a
     // counter, a cache) must not decide the next one's verdict, or the order they run in.
     const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true });
@@ -224,10 +229,26 @@ function stdoutToStderr(): () => void {
   };
 }
 
+/** How long a scenario's run goes before the check says it is still at it (10 s). SUBAGENTS_SLOW_NOTICE_MS overrides it (tests). */
+function slowNoticeMs(): number {
+  return Number(process.env.SUBAGENTS_SLOW_NOTICE_MS) > 0 ? Number(process.env.SUBAGENTS_SLOW_NOTICE_MS) : 10_000;
+}
+
 /** One check as a learner reads it: a line per scenario up to the first that fails, and what to do about it. */
 async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance): Promise<number> {
+  // The verdicts are printed once all are in, after the type errors. A run that hangs (a
+  // promise that never settles) would leave the screen blank until the time limit: one line
+  // says which case is still running, and until when it may.
+  let slow: NodeJS.Timeout | undefined;
+  const after = slowNoticeMs();
+  const starting = (name: string) => {
+    clearTimeout(slow);
+    slow = setTimeout(() => print(c.dim(`… ${name} is still running (a run that never ends is stopped at ${RUN_TIME_LIMIT_MS / 1000} s)`)), after);
+    slow.unref();
+  };
   // Both at once (the compiler is a process of its own); the type errors are shown first.
-  const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, false)]);
+  const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, false, starting)])
+    .finally(() => clearTimeout(slow));
   printTypeErrors(types, print, c);
   let passed = 0;
   for (const v of verdicts) {
