@@ -190,6 +190,17 @@ it.concurrent("an agent that goes off the scenario's script is told so in a lear
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
+// A half-done parser that skips "- item" lists: the demo's skill file is skipped, so the
+// session never sends it, and no expectation can say why. The agent said why, on its terminal.
+it.concurrent("what the agent itself reported as wrong (a skill file it skipped) is shown with the failing case", async () => {
+  const dir = halfDone([['skills.ts', '    if (item && listKey) {', '    if (item && listKey && false) {']], '09-skills');
+  try {
+    const r = await runInProcess(['9', '--check', dir, '--case', 'demo']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/release-notes\/SKILL\.md skipped: line \d+: expected "key: value"/);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 // A run that hangs would leave the check's screen blank until the time limit: past a while
 // (shortened here), one line names the case still running.
 it.concurrent('a scenario that runs long: the check says which case is still running, then its verdict', async () => {

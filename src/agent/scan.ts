@@ -80,7 +80,8 @@ export function scanReport(report: string): ScanResult {
   //> 13 scan-report
   //! hint: Per line: normalise it, then replace each TAG match by the same text with ‹ › instead of < >,
   //! hint: each MARK match likewise, and prefix a TURN match with "[quoted] ", counting each. A line with
-  //! hint: no match stays as written. Then the header (SCANNED_MARK …] FRAME_NOTE) and every line indented.
+  //! hint: no match stays as written. Then the header, `${SCANNED_MARK}: nothing to neutralise]` or
+  //! hint: `…: N harness-like pattern(s) neutralised]`, then FRAME_NOTE, then every line indented.
   let defused = 0;
   const lines = report.split(LINE_BREAK).map((raw) => {
     const line = normalise(raw);

@@ -104,6 +104,8 @@ export interface ScenarioVerdict {
   failures: string[];
   /** Tool calls whose code threw: the error, as its is_error tool_result carried it back to the model. */
   tool_errors: string[];
+  /** What the agent itself reported as wrong on its terminal (its ✖ lines: a skipped skill or agent file, a failed prompt). */
+  agent_said: string[];
   expectations: { name: string; ok: boolean; detail: string; hint: string | null }[];
   /** What to look at first: the stub's hint, or the first failing expectation's. */
   hint: string | null;
@@ -181,6 +183,7 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
       case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
       stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
       tool_errors: result.ok ? [] : thrownInTools(result.events),
+      agent_said: result.ok ? [] : result.terminal.split('\n').filter((l) => l.startsWith('✖ ')).slice(0, 3),
       expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
       hint: hint ?? null,
     });
@@ -271,6 +274,8 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       print(`  ${c.dim(failing.detail)}`);
     }
     for (const thrown of v.tool_errors) print(`  ${c.bold('a tool call threw:')} ${thrown} ${c.dim('(sent back to the model as an error result)')}`);
+    // What the agent reported itself (a skill file it skipped, say) is often the cause.
+    for (const line of v.agent_said) print(`  ${c.bold('the agent said:')} ${line}`);
     if (v.hint) print(`  ${c.yellow('hint:')} ${v.hint}`);
     print(`\n${passed}/${files.length} scenarios pass so far. Fix this one and run the check again.`);
     return 1;
