@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { chapterDir, WRITTEN_CHAPTERS, type Chapter } from '../chapters.ts';
 import { exerciseFiles, hintsFor } from '../tooling/exercise.ts';
+import { SHORTCUTS } from '../tooling/shortcuts.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
@@ -176,8 +177,13 @@ export async function gradeExercise(ch: Chapter, dir: string, files: string[], a
     // A crash is hinted by the TODOs of the file it happened in (none: it is not in code the
     // exercise asked for, so no TODO's hint would help); anything else by all of the chapter's.
     const crashedIn = result.crashAt === undefined ? undefined : path.basename(result.crashAt.replace(/:\d+:\d+$/, ''));
-    const nearby = result.crash === undefined ? hints : hints.filter((h) => crashedIn !== undefined && path.basename(h.file) === crashedIn);
-    const chapterHints = nearby.map((h) => h.hints.join(' ')).join(' / ');
+    let nearby = result.crash === undefined ? hints : hints.filter((h) => crashedIn !== undefined && path.basename(h.file) === crashedIn);
+    // A failing expectation with no hint of its own: the TODOs whose half-done shortcuts the
+    // self-check proves it catches (shortcuts.ts), when there are some; each named when several.
+    const caseName = path.basename(file, '.json');
+    const linked = new Set(SHORTCUTS.filter((x) => x.chapter === ch.n && x.case === caseName && x.fails === failing?.name).map((x) => x.todo));
+    if (result.crash === undefined && linked.size > 0) nearby = nearby.filter((h) => linked.has(h.name));
+    const chapterHints = nearby.map((h) => (nearby.length > 1 ? `TODO(${h.name}): ` : '') + h.hints.join(' ')).join(' / ');
     const hint = result.ok ? undefined : stubHint ?? failing?.hint ?? (chapterHints || undefined);
     verdicts.push({
       case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
