@@ -16,6 +16,11 @@ import type { Worktree } from './worktree.ts';
 /** Where the agent prints what a user would see. */
 export interface Terminal {
   write(text: string): void;
+  //> 4 terminal-problem
+  /** Where a line about something wrong goes (a ✖ line), when the output must stay the answer
+   *  alone (bin.ts: stderr, so that `-p`'s stdout is just the answer). Absent: write. */
+  problem?(line: string): void;
+  //<
 }
 
 /** Everything the agent gets from the outside world. */

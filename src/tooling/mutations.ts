@@ -96,7 +96,7 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: 'OUTPUT_STYLE: host.env.OUTPUT_STYLE',
     breaks: '--output-style reaches the system prompt' },
   { id: 'print-mode-chatty', chapter: 4, caughtBy: 'demo', file: 'main.ts',
-    find: 'terminal: flags.print ? { write: () => {} } : host.terminal,',
+    find: "terminal: flags.print ? { write: (text) => { if (text.startsWith('✖ ')) problem(out, text); } } : host.terminal,",
     replace: 'terminal: host.terminal,',
     breaks: '--print prints only the final answer' },
   { id: 'session-not-saved', chapter: 4, caughtBy: 'demo', file: 'main.ts',

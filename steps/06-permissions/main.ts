@@ -28,7 +28,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     if (flags.resume !== undefined) saved = await loadSession(sessionFile(host.cwd, flags.resume), host.cwd);
     else if (flags.sessionId !== undefined) await refuseSavedId(host.cwd, flags.sessionId);
   } catch (err) {
-    host.terminal.write(`✖ ${errorLine(err)}\n`);
+    problem(host.terminal, `✖ ${errorLine(err)}\n`);
     return false;
   }
   if (flags.help) {
@@ -41,7 +41,9 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     ...host,
     model: flags.model ?? host.model,
     env: { ...host.env, OUTPUT_STYLE: flags.outputStyle ?? host.env.OUTPUT_STYLE },
-    terminal: flags.print ? { write: () => {} } : host.terminal,   // -p: only the final answer is printed
+    // -p: only the final answer is printed; a line about something wrong (a ✖ line: a file
+    // skipped, a setting refused) still goes where problems go.
+    terminal: flags.print ? { write: (text) => { if (text.startsWith('✖ ')) problem(out, text); } } : host.terminal,
   };
   // The SDK as it ships: only the base URL changes when a mock stands in for the API.
   const client = new Anthropic({ apiKey: host.apiKey, baseURL: host.baseURL });
@@ -75,7 +77,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
       // One failed prompt does not end the session: say why, and take the prompt back, so
       // the conversation (and the file) never ends on a question with no answer.
       session.config.messages.splice(0, session.config.messages.length, ...before);
-      out.write(`✖ ${errorLine(err)}\n`);
+      problem(out, `✖ ${errorLine(err)}\n`);
       failed = true;
     }
     if (session.config.messages.length > 0 || saved) {
@@ -89,6 +91,12 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   }
   if (!flags.print && savedTo) out.write(`\n(session saved; continue it with --resume ${path.relative(host.cwd, savedTo)})\n`);
   return !failed;
+}
+
+/** A line about something wrong: to the terminal's place for problems when it has one (stderr, in bin.ts). */
+function problem(terminal: AgentHost['terminal'], line: string): void {
+  if (terminal.problem) terminal.problem(line);
+  else terminal.write(line);
 }
 
 /** The prompt given on the command line (if any), then the others. */

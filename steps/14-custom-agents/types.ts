@@ -9,6 +9,9 @@ import type { Ledger } from './ledger.ts';
 /** Where the agent prints what a user would see. */
 export interface Terminal {
   write(text: string): void;
+  /** Where a line about something wrong goes (a ✖ line), when the output must stay the answer
+   *  alone (bin.ts: stderr, so that `-p`'s stdout is just the answer). Absent: write. */
+  problem?(line: string): void;
 }
 
 /** Everything the agent gets from the outside world. */

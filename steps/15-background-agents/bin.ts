@@ -63,7 +63,9 @@ const host: AgentHost = {
   model: process.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL,
   env: process.env,
   argv,
-  terminal: { write: (text) => { process.stdout.write(text); } },
+  // The answer and the conversation on stdout; a line about something wrong on stderr, so that
+  // `bin.ts -p "…" > answer.txt` keeps the answer alone, and a failure still shows.
+  terminal: { write: (text) => { process.stdout.write(text); }, problem: (line) => { process.stderr.write(line); } },
   platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
