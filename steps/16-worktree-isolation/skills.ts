@@ -59,6 +59,9 @@ export function parseFrontmatter(text: string): { fields: Fields; body: string }
     const pair = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
     if (!pair) throw new Error(`line ${i + 1}: expected "key: value", got "${line.trim()}"`);
     const key = pair[1]!;
+    // Given twice, one of the two values would be dropped without a word: which one the
+    // writer meant is theirs to say.
+    if (Object.hasOwn(fields, key)) throw new Error(`line ${i + 1}: "${key}" is given twice`);
     const value = pair[2]!.trim();
     listKey = undefined;
     if (value === '') {
