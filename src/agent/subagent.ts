@@ -308,6 +308,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: depth + 1, a fresh Ledger; the parent's gate, guard and the rest) and a NEW messages
   //! hint: array holding only the task; run agentLoop.
   //! hint: Return its final text; roll its ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
+  //! hint: Either way print one line on the parent's terminal: `  ⎿ TYPE sub-agent "LABEL": N calls, IN input / OUT output tokens`.
   //> 11 subagent-config
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
   const config: LoopConfig = {
