@@ -7,7 +7,8 @@
 // to be seen (a process would have removed it on its way out).
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
@@ -86,4 +87,22 @@ describe('a turn calling a tool the chapter does not offer', () => {
       rmSync(tmp, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+// A path that is no regular file would be read without end (a device) or block the read, and
+// Ctrl-C with it, until something writes (a named pipe): refused before it is opened.
+describe('a scenario path that is no regular file', () => {
+  it.each([['a device', '/dev/zero'], ['a named pipe', 'fifo']])('%s is refused in one line, exit 2, without reading it', async (_what, name) => {
+    const file = name.startsWith('/') ? name : path.join(dir, name);
+    if (!existsSync(file)) execFileSync('mkfifo', [file]);
+    const tmp = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-tmp-'));
+    try {
+      const r = await run('in process', ['1', '--scenario', file], tmp);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`${file}: not a regular file (a device, a pipe or a socket)\n`);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });

@@ -6,7 +6,7 @@
 // same format for editors and must be kept in step with it and with types.ts.
 
 import { Buffer } from 'node:buffer';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { JsonError, childPath, parseStrictJson } from './strict-json.ts';
 import type { Scenario } from './types.ts';
 
@@ -533,11 +533,21 @@ export function parseScenario(text: string, file: string): Scenario {
 }
 
 /** Reads and validates a scenario file; `file` is kept as given for messages. */
+/** The most bytes a scenario file may have: the largest here is under 200 KB; a file far past that is not one. */
+const MAX_SCENARIO_BYTES = 32 * 1024 * 1024;
+
 export async function loadScenario(file: string): Promise<Scenario> {
   let bytes: Buffer;
   try {
+    // Only a regular file of a sane size: a device (/dev/zero) would be read without end, and
+    // a named pipe with no writer would block the read, and Ctrl-C with it.
+    const info = statSync(file);
+    if (info.isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+    if (!info.isFile()) throw new ScenarioError(file, '', 'not a regular file (a device, a pipe or a socket)');
+    if (info.size > MAX_SCENARIO_BYTES) throw new ScenarioError(file, '', `${info.size} bytes: a scenario file has at most ${MAX_SCENARIO_BYTES} (32 MiB)`);
     bytes = readFileSync(file);   // synchronous: a tenth of the CPU of a promise-based read, and scenarios are small
   } catch (e) {
+    if (e instanceof ScenarioError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new ScenarioError(file, '', code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'a folder, not a file' : `cannot read the file (${code ?? String(e)})`);
   }
