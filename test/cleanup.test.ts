@@ -200,6 +200,30 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     expect(out).toBe('1 tries');
   }, 30_000);
 
+  // A run interrupted near its end goes on while cleanup removes its workspace: its failures
+  // (files gone) and its report would be printed as if they were the run's result.
+  it('after a signal, what the interrupted command goes on printing is not written', async () => {
+    const script = [
+      `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
+      `const { installExitHandlers } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
+      'installExitHandlers();',
+      // The command, still running once the handler has begun the cleanup, prints its report.
+      "process.on('SIGINT', () => { console.log('FAIL 5/8 expectations'); console.error('✖ src/config.ts does not exist'); });",
+      "console.log('before the signal');",
+      "setTimeout(() => process.kill(process.pid, 'SIGINT'), 20);",
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const child = tracked(spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 'a command interrupted while it still prints');
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += String(d); });
+    child.stderr.on('data', (d) => { err += String(d); });
+    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    expect(code).toBe(130);
+    expect(out).toBe('before the signal\n');
+    expect(err).toBe('');
+  }, 30_000);
+
   it('a shell command still running in the background when the run ends is stopped', async () => {
     const r = await runIsolated(['2', '--scenario', lingeringBriefly]);
     expect(r.code, r.stderr).toBe(0);
