@@ -206,7 +206,13 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     const script = [
       `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
       `const { installExitHandlers } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
+      "const { mkdtempSync } = await import('node:fs');",
       'installExitHandlers();',
+      // A run's temp folder, registered as makeTempDir registers it (the registry lives on
+      // globalThis): the handler will remove it while the run would still be printing.
+      `const folder = mkdtempSync(${JSON.stringify(path.join(tmpdir(), 'cleanup-interrupted-'))});`,
+      "globalThis[Symbol.for('subagents.cleanup')].paths.add(folder);",
+      'process.stdout.write(folder + "\\n");',
       // The command, still running once the handler has begun the cleanup, prints its report.
       "process.on('SIGINT', () => { console.log('FAIL 5/8 expectations'); console.error('✖ src/config.ts does not exist'); });",
       "console.log('before the signal');",
@@ -220,7 +226,9 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     child.stderr.on('data', (d) => { err += String(d); });
     const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
     expect(code).toBe(130);
-    expect(out).toBe('before the signal\n');
+    const [folder, ...rest] = out.split('\n');
+    expect(rest).toEqual(['before the signal', '']);
+    expect(existsSync(folder!)).toBe(false);
     expect(err).toBe('');
   }, 30_000);
 

@@ -529,10 +529,11 @@ export function installExitHandlers(): void {
         exitProcess(128 + n);
       }
       registry.exiting = true;
-      // The interrupted command goes on while cleanup runs, and its workspace disappears under
-      // it: what it would print now (failures that are only the removal's, a report, "kept
-      // at" a folder being removed) is not its result. Nothing more is written.
-      for (const stream of [process.stdout, process.stderr]) stream.write = () => true;
+      // A run interrupted goes on while cleanup runs, and its workspace disappears under it:
+      // what it would print now (failures that are only the removal's, a report, "kept at" a
+      // folder being removed) is not its result. So while folders are being removed, nothing
+      // more is written. (A command with none, the mock server, still says its goodbye.)
+      if (registry.paths.size > 0) for (const stream of [process.stdout, process.stderr]) stream.write = () => true;
       void cleanupNow().finally(() => exitProcess(128 + n));
     });
   }
