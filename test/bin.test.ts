@@ -81,3 +81,23 @@ it("-p: the answer alone on stdout, a warning about a bad setting on stderr, and
   expect(r.err).toBe('✖ AGENT_COMPACT_AT="lots" is not a whole number ≥ 1; using the default, 160000\n');
   expect(r.exitCode).toBe(0);
 });
+
+// @ts-expect-error: the same, for the runs below
+const binNoPrompt = () => import('../steps/04-cli-sessions/bin.ts?no-prompt');
+// @ts-expect-error: the same
+const binTwice = () => import('../steps/04-cli-sessions/bin.ts?twice');
+
+it('-p with no prompt (no words, an empty pipe) says so on stderr and exits 1, asking the model nothing', async () => {
+  const r = await runBin(['-p'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binNoPrompt);
+  expect(r.err).toBe('✖ -p needs a prompt: words after the flags, or text on stdin\n');
+  expect(r.out).toBe('');
+  expect(r.sent).toEqual([]);
+  expect(r.exitCode).toBe(1);
+});
+
+it('a flag given twice is refused in one line, exit 1, instead of reaching the API as a list', async () => {
+  const r = await runBin(['--model', 'a', '--model', 'b', '-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binTwice);
+  expect(r.err).toBe('✖ --model given twice\n');
+  expect(r.sent).toEqual([]);
+  expect(r.exitCode).toBe(1);
+});

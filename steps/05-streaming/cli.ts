@@ -48,7 +48,9 @@ export function parseFlags(argv: string[]): Flags {
     },
   });
   const value = (name: string): string | undefined => {
-    const v = args[name] as string | undefined;
+    const v = args[name] as string | string[] | undefined;
+    // minimist gathers a flag given twice into a list: one of the two would be lost.
+    if (Array.isArray(v)) throw new Error(`--${name} given twice`);
     if (v === '') throw new Error(`--${name} needs a value`);
     return v;
   };

@@ -35,6 +35,11 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     host.terminal.write(HELP);
     return true;
   }
+  // -p answers one prompt: given none (no words, nothing piped), it has nothing to answer.
+  if (flags.print && flags.prompt.trim() === '' && Array.isArray(prompts) && prompts.length === 0) {
+    problem(host.terminal, '✖ -p needs a prompt: words after the flags, or text on stdin\n');
+    return false;
+  }
   const out = host.terminal;
   // Flags win over the environment: fold them into the host that the rest of the code reads.
   host = {

@@ -13,6 +13,13 @@ import chalk from 'chalk';
 import { runSession, DEFAULT_MODEL } from './main.ts';
 import type { AgentHost } from './types.ts';
 
+// A reader that went away (`bin.ts -p "…" | head -1`) is the reader's choice, not an error:
+// the session goes on quietly, and still saves, as steps/run.mjs does.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.stdout.write = () => true;
+});
+
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
