@@ -325,6 +325,18 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
     expect(existsSync(gone)).toBe(false);
   }, 30_000);
 
+  it('one that is a file, not a folder', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cleanup-file-')), 'a-file');
+    writeFileSync(file, '');
+    try {
+      const r = await runInProcess(['1'], { env: { TMPDIR: file } });
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`TMPDIR=${file}: not a folder (temporary workspaces are made there)\n`);
+    } finally {
+      rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  }, 30_000);
+
   // The check itself is the same for any TMPDIR: this one asks main() in this process (the
   // one above, a real process, shows the refusal as the shell sees it).
   it('one inside a git repository (the agent would take it for its project)', async () => {

@@ -68,9 +68,10 @@ export class SetupError extends Error {}
 export function scratchRoot(): string {
   const root = path.resolve(tmpdir());
   const given = process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR}` : `the temp folder ${root}`;
+  let exists = false;
   let isDir = false;
-  try { isDir = statSync(root).isDirectory(); } catch { /* reported below */ }
-  if (!isDir) throw new SetupError(`${given}: no such folder (temporary workspaces are made there)`);
+  try { isDir = statSync(root).isDirectory(); exists = true; } catch { /* reported below */ }
+  if (!isDir) throw new SetupError(`${given}: ${exists ? 'not a folder' : 'no such folder'} (temporary workspaces are made there)`);
   for (let dir = root; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, '.git'))) {
       throw new SetupError(`${given}: inside the git repository ${dir}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere`);
