@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createWorktree, finishWorktree } from '../steps/16-worktree-isolation/worktree.ts';
+import { createWorktree, finishUnfinished, finishWorktree } from '../steps/16-worktree-isolation/worktree.ts';
 import { makeRepository, type FirstCommit } from '../src/runner/git-repo.ts';
 
 const made: string[] = [];
@@ -171,4 +171,22 @@ it('eight made and finished at the same time in one repository all succeed (git 
   expect(reports.filter((r) => r !== undefined)).toHaveLength(1);
   expect(branches(dir)).toEqual(['agent-1', 'main']);
   expect(readdirSync(path.join(base, 'repo.worktrees'))).toEqual(['agent-1']);
+});
+
+// bin.ts on Ctrl-C: the writers were cut short, and whatever worktree was not finished yet
+// is finished then, as at a normal end: the unchanged one goes with its branch, the changed
+// one stays, its work committed. One already finished is not touched again.
+it('an interrupted session finishes what it left unfinished: the unchanged worktree goes, the changed one stays', async () => {
+  const { repo: dir } = await repo();
+  const untouched = await createWorktree(dir, 'agent-untouched');
+  const edited = await createWorktree(dir, 'agent-edited');
+  const done = await createWorktree(dir, 'agent-done');
+  writeFileSync(path.join(edited.dir, 'a.txt'), 'changed\n');
+  await finishWorktree(done);
+  await finishUnfinished();
+  expect(existsSync(untouched.dir)).toBe(false);
+  expect(existsSync(edited.dir)).toBe(true);
+  expect(branches(dir)).toEqual(['agent-edited', 'main']);
+  expect(git(dir, 'show', 'agent-edited:a.txt')).toBe('changed');
+  expect(worktrees(dir)).toBe(2);
 });

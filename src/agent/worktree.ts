@@ -72,7 +72,23 @@ function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
  * no commit yet, or git refuses; whatever it had made by then is gone again.
  */
 export function createWorktree(cwd: string, name: string): Promise<Worktree> {
-  return oneAtATime(() => makeWorktree(cwd, name));
+  return oneAtATime(async () => {
+    const wt = await makeWorktree(cwd, name);
+    unfinished.add(wt);
+    return wt;
+  });
+}
+
+/** Worktrees made and not finished yet: what an interrupted session still has to finish. */
+const unfinished = new Set<Worktree>();
+
+/**
+ * Every worktree not finished yet, finished now (bin.ts, on Ctrl-C): the sub-agents in them
+ * were cut short, and an unchanged worktree and its branch must not stay behind in the
+ * user's repository. A changed one is kept, its leftovers committed, as always.
+ */
+export async function finishUnfinished(): Promise<void> {
+  for (const wt of [...unfinished]) await finishWorktree(wt).catch(() => undefined);
 }
 
 async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
@@ -128,6 +144,7 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
  * do not count as changes: a build output alone does not keep a worktree.
  */
 export function finishWorktree(wt: Worktree): Promise<string | undefined> {
+  unfinished.delete(wt);
   return oneAtATime(async () => {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both

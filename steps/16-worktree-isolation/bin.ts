@@ -12,6 +12,7 @@ import readline from 'node:readline/promises';
 import chalk from 'chalk';
 import { runSession, DEFAULT_MODEL } from './main.ts';
 import type { AgentHost } from './types.ts';
+import { finishUnfinished } from './worktree.ts';
 
 // A reader that went away (`bin.ts -p "…" | head -1`) is the reader's choice, not an error:
 // the session goes on quietly, and still saves, as steps/run.mjs does.
@@ -19,6 +20,13 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
   process.stdout.write = () => true;
 });
+
+// Ctrl-C (or SIGTERM) while writers work in worktrees: each is finished first, as at a
+// normal end (an unchanged one goes with its branch, a changed one stays, committed), so
+// that the user's repository is not left with worktrees nobody will finish. Then exit.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => { void finishUnfinished().finally(() => process.exit(code)); });
+}
 
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
