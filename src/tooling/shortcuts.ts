@@ -69,6 +69,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'broken-git', fails: "git's failure is reported in the system prompt, not a failure of the session" },
 
   // Chapter 4 · CLI and sessions
+  { chapter: 4, todo: 'parse-flags', shortcut: 'a flag given twice passed on as the list minimist makes of it',
+    find: '    if (Array.isArray(v)) throw new Error(`--${name} given twice`);\n', replace: '',
+    case: 'flag-twice', fails: 'a flag given twice is refused, naming it' },
+  { chapter: 4, todo: 'parse-flags', shortcut: 'a switch given a value read as on',
+    find: "    if (named !== undefined && (typeof args[named] === 'boolean' || named === 'p' || named === 'h')) throw new Error(`${arg.split('=')[0]} takes no value`);\n", replace: '',
+    case: 'switch-value', fails: 'a switch given a value is refused, naming it' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'an unknown flag is let through',
     find: "      if (arg.startsWith('-')) throw new Error(`unknown flag ${arg} (see --help)`);\n", replace: '',
     case: 'unknown-flag', fails: 'no model call is made with a flag nobody understood' },

@@ -48,6 +48,12 @@ export function parseFlags(argv: string[]): Flags {
       return true;   // a word of the prompt
     },
   });
+  // minimist reads `--print=no` as --print: a switch given a value is refused instead.
+  for (const arg of argv) {
+    const named = /^--?([\w-]+)=/.exec(arg)?.[1];
+    if (arg === '--') break;
+    if (named !== undefined && (typeof args[named] === 'boolean' || named === 'p' || named === 'h')) throw new Error(`${arg.split('=')[0]} takes no value`);
+  }
   const value = (name: string): string | undefined => {
     const v = args[name] as string | string[] | undefined;
     // minimist gathers a flag given twice into a list: one of the two would be lost.
