@@ -11,6 +11,8 @@ import { it, expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 
@@ -86,6 +88,8 @@ it("-p: the answer alone on stdout, a warning about a bad setting on stderr, and
 const binNoPrompt = () => import('../steps/04-cli-sessions/bin.ts?no-prompt');
 // @ts-expect-error: the same
 const binTwice = () => import('../steps/04-cli-sessions/bin.ts?twice');
+// @ts-expect-error: the same
+const binRefused = () => import('../steps/04-cli-sessions/bin.ts?refused');
 
 it('-p with no prompt (no words, an empty pipe) says so on stderr and exits 1, asking the model nothing', async () => {
   const r = await runBin(['-p'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binNoPrompt);
@@ -99,5 +103,17 @@ it('a flag given twice is refused in one line, exit 1, instead of reaching the A
   const r = await runBin(['--model', 'a', '--model', 'b', '-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binTwice);
   expect(r.err).toBe('✖ --model given twice\n');
   expect(r.sent).toEqual([]);
+  expect(r.exitCode).toBe(1);
+});
+
+it("an API nobody listens at: the line says what the network said, not only the SDK's 'Connection error.'", async () => {
+  const closed = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binRefused, { ANTHROPIC_BASE_URL: `http://127.0.0.1:${closed}` });
+  expect(r.err).toBe(`✖ Connection error. (connect ECONNREFUSED 127.0.0.1:${closed})\n`);
   expect(r.exitCode).toBe(1);
 });

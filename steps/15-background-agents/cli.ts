@@ -158,6 +158,10 @@ export function errorLine(err: unknown): string {
   const api = (err as { status?: number; error?: { error?: { type?: string; message?: string } } } | null);
   // An error inside a stream has no HTTP status (the answer had begun with 200 OK).
   if (api?.error?.error?.message) return `API error ${api.status ?? 'mid-stream'} (${api.error.error.type}): ${api.error.error.message}`;
+  // The SDK says only "Connection error."; what the network said (a refused port, a host
+  // that does not resolve) is two causes down: fetch's "fetch failed", then the reason.
+  const reason = (err as { cause?: { cause?: { message?: string } } } | null)?.cause?.cause?.message;
+  if (err instanceof Error && reason) return `${err.message} (${reason})`;
   return err instanceof Error ? err.message : String(err);
 }
 
