@@ -21,8 +21,11 @@ export interface TranscriptOptions {
 
 export interface AskedQuestion { tool: string; input: unknown; summary?: string; allow: boolean }
 
+/** A control character (ESC begins a terminal's colour codes) or a bidi override: it would act on the terminal instead of showing. */
+const ACTS_ON_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
 function flat(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
+  const one = text.replace(/\s+/g, ' ').trim().replace(ACTS_ON_TERMINAL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
