@@ -360,6 +360,13 @@ describe.concurrent('the classroom commands', () => {
   });
 });
 
+it('mock with no scenario: one line on stderr naming what it needs, exit 2 (the usage is for --help)', async () => {
+  const r = await runInProcess(['mock']);
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  expect(r.err).toBe('mock needs a scenario file: npm run mock -- SCENARIO.json (see mock --help)\n');
+});
+
 describe.concurrent('npm run mock', () => {
   // What `npm run mock --` starts (npm itself left out): the runner's command line, from its
   // compiled bundle as a chapter run starts, which hands `mock` over to src/mock/cli.ts.

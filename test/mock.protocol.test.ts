@@ -2,6 +2,7 @@
 // answers, count_tokens, headers, injected errors and the SDK's own retries.
 
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
@@ -262,4 +263,21 @@ describe('injected errors', () => {
     expect(text).toBe('one ');
     expect(m.events.at(-1)).toMatchObject({ type: 'error', mid_stream: true, injected: true, status: 529 });
   });
+});
+
+// A client that hangs up in the middle of its body is nobody to answer, and nothing went
+// wrong in the scenario: no failure is recorded (the mock server's Ctrl-C summary lists them).
+it('a client that hangs up mid-body leaves no failure behind, and the mock goes on answering', async () => {
+  const m = await mock({ main: { turns: [{ text: 'Hello from the mock.' }] } });
+  const { port } = new URL(m.url);
+  await new Promise<void>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+      setTimeout(() => { socket.destroy(); resolve(); }, 50);
+    });
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  expect(m.failures).toEqual([]);
+  const reply = await client(m).messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+  expect(reply.content).toEqual([{ type: 'text', text: 'Hello from the mock.' }]);
 });

@@ -97,9 +97,13 @@ export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) 
     console.error(`${problem} (see mock --help)`);
     return 2;
   }
-  if (args.help || args._.length === 0) {
+  if (args.help) {
     console.log(HELP);
-    return args.help ? 0 : 2;
+    return 0;
+  }
+  if (args._.length === 0) {
+    console.error('mock needs a scenario file: npm run mock -- SCENARIO.json (see mock --help)');
+    return 2;
   }
   if (args._.length > 1) {
     console.error(`one scenario at a time (got ${args._.join(' ')})`);

@@ -499,6 +499,9 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   // One entry for both ways in: the HTTP server, and fetch in this process.
   const serve = (req: MockRequest, res: MockResponse): void => {
     handle(req, res).catch((e: unknown) => {
+      // A client that hung up in the middle of its body: there is nobody to answer, and
+      // nothing went wrong in the scenario or in the mock.
+      if ((e as NodeJS.ErrnoException | null)?.code === 'ECONNRESET' || (e instanceof Error && e.message === 'aborted')) return;
       const line = `${file}: mock internal error: ${e instanceof Error ? e.message : String(e)}`;
       failures.push(line);
       if (!res.headersSent) sendError(res, 'req_mock_internal', 500, 'api_error', `[mock] ${line}`, { 'x-should-retry': 'false' });
