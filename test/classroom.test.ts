@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ROOT, casesOf, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { runInProcess, runMjs } from './cli-helpers.ts';
+import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchExercise } from '../src/runner/watch.ts';
 
@@ -28,6 +28,14 @@ function halfDone(edits: [string, string, string][], chapter = '11-subagents'): 
     writeFileSync(path.join(dir, file), text.replace(find, replace));
   }
   return dir;
+}
+
+/** `node steps/run.mjs CHAPTER --check` (and `args`) in this process, on a copy of the chapter's reference with `edits`; the copy is removed after. */
+async function checkHalfDone(edits: [string, string, string][], chapter: string, args: string[] = [], env: Record<string, string> = {}): Promise<Ran> {
+  const dir = halfDone(edits, chapter);
+  try {
+    return await runInProcess([String(Number(chapter.slice(0, 2))), '--check', dir, ...args], { env });
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 }
 
 /**
@@ -181,34 +189,25 @@ it.concurrent('a crash in a half-done solution fails its check, with the hint of
 // else makes the mock complain in words meant for the scenario's author. The check says first
 // what that means about the agent, then the mock's own words.
 it.concurrent("an agent that goes off the scenario's script is told so in a learner's words, the mock's after them", async () => {
-  const dir = halfDone([['fork.ts', 'if (parent.querySource === FORK_QUERY_SOURCE || isInForkChild(parent.messages)) {', 'if (isInForkChild(parent.messages)) {']], '12-fork-subagents');
-  try {
-    const r = await runInProcess(['12', '--check', dir, '--case', 'guard']);
-    expect(r.code).toBe(1);
-    expect(r.out).toContain('\n  the agent went off the script: it sent a request no right solution sends: the scenario cannot tell which conversation it belongs to\n  (the mock: scenarios/12-fork-subagents/guard.json: ambiguous: tracks ');
-    expect(r.out).toContain('\n  hint: The tag is gone from these messages: only config.querySource can tell.\n');
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  const r = await checkHalfDone([['fork.ts', 'if (parent.querySource === FORK_QUERY_SOURCE || isInForkChild(parent.messages)) {', 'if (isInForkChild(parent.messages)) {']], '12-fork-subagents', ['--case', 'guard']);
+  expect(r.code).toBe(1);
+  expect(r.out).toContain('\n  the agent went off the script: it sent a request no right solution sends: the scenario cannot tell which conversation it belongs to\n  (the mock: scenarios/12-fork-subagents/guard.json: ambiguous: tracks ');
+  expect(r.out).toContain('\n  hint: The tag is gone from these messages: only config.querySource can tell.\n');
 });
 
 // A half-done parser that skips "- item" lists: the demo's skill file is skipped, so the
 // session never sends it, and no expectation can say why. The agent said why, on its terminal.
 it.concurrent("what the agent itself reported as wrong (a skill file it skipped) is shown with the failing case", async () => {
-  const dir = halfDone([['skills.ts', '    if (item && listKey) {', '    if (item && listKey && false) {']], '09-skills');
-  try {
-    const r = await runInProcess(['9', '--check', dir, '--case', 'demo']);
-    expect(r.code).toBe(1);
-    expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/release-notes\/SKILL\.md skipped: line \d+: expected "key: value"/);
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  const r = await checkHalfDone([['skills.ts', '    if (item && listKey) {', '    if (item && listKey && false) {']], '09-skills', ['--case', 'demo']);
+  expect(r.code).toBe(1);
+  expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/release-notes\/SKILL\.md skipped: line \d+: expected "key: value"/);
 });
 
 // A run that hangs would leave the check's screen blank until the time limit: past a while
 // (shortened here), one line names the case still running.
 it.concurrent('a scenario that runs long: the check says which case is still running, then its verdict', async () => {
-  const dir = halfDone([['agent.ts', 'export async function agentLoop(config: LoopConfig): Promise<string> {', 'export async function agentLoop(config: LoopConfig): Promise<string> {\n  await new Promise((r) => setTimeout(r, 1500));']], '01-agent-loop');
-  try {
-    const r = await runInProcess(['1', '--check', dir, '--case', 'demo'], { env: { SUBAGENTS_SLOW_NOTICE_MS: '300' } });
-    expect(r.out).toMatch(/^… demo is still running \(a run that never ends is stopped at 60 s\)\n✔ demo\n/m);
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  const r = await checkHalfDone([['agent.ts', 'export async function agentLoop(config: LoopConfig): Promise<string> {', 'export async function agentLoop(config: LoopConfig): Promise<string> {\n  await new Promise((r) => setTimeout(r, 1500));']], '01-agent-loop', ['--case', 'demo'], { SUBAGENTS_SLOW_NOTICE_MS: '300' });
+  expect(r.out).toMatch(/^… demo is still running \(a run that never ends is stopped at 60 s\)\n✔ demo\n/m);
 });
 
 describe.concurrent('--check --watch', () => {

@@ -148,6 +148,28 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
   }, 60_000);
 });
 
+/**
+ * A module script run by node, with the runner's exit handlers loaded from its bundle as
+ * steps/run.mjs loads them (`lines` follow): its exit code and signal, and what it wrote.
+ * Killed after 20 s, should it never end.
+ */
+async function runWithHandlers(lines: string[], label: string): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
+  const script = [
+    `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
+    `const { installExitHandlers } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
+    ...lines,
+  ].join('\n');
+  const child = tracked(spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), label);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += String(d); });
+  child.stderr.on('data', (d) => { err += String(d); });
+  const cap = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('close', (c, sig) => resolve([c, sig])));
+  clearTimeout(cap);
+  return { code, signal, out, err };
+}
+
 describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
   // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
@@ -178,34 +200,24 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // handler tries its line once, cleans up and exits 1; it used to try again for every
   // failure, each one making the next, and the process never got to exit.
   it('a crash whose one line cannot be written: the handler tries once, then exits 1', async () => {
-    const script = [
+    const r = await runWithHandlers([
       "import { writeSync } from 'node:fs';",
-      `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
-      `const { installExitHandlers } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
       'installExitHandlers();',
       'let tries = 0;',
       "process.stderr.write = () => { tries++; process.nextTick(() => process.stderr.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))); return false; };",
       "process.on('exit', () => { writeSync(1, `${tries} tries`); });",
       "setTimeout(() => { throw new Error('boom'); }, 10);",
       'setInterval(() => {}, 1000);',
-    ].join('\n');
-    const child = tracked(spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }), 'a crash handler whose stderr fails');
-    let out = '';
-    child.stdout.on('data', (d) => { out += String(d); });
-    const cap = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('close', (c, s) => resolve([c, s])));
-    clearTimeout(cap);
-    expect(signal, 'still running after 20 s: killed').toBeNull();
-    expect(code).toBe(1);
-    expect(out).toBe('1 tries');
+    ], 'a crash handler whose stderr fails');
+    expect(r.signal, 'still running after 20 s: killed').toBeNull();
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('1 tries');
   }, 30_000);
 
   // A run interrupted near its end goes on while cleanup removes its workspace: its failures
   // (files gone) and its report would be printed as if they were the run's result.
   it('after a signal, what the interrupted command goes on printing is not written', async () => {
-    const script = [
-      `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
-      `const { installExitHandlers } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
+    const r = await runWithHandlers([
       "const { mkdtempSync } = await import('node:fs');",
       'installExitHandlers();',
       // A run's temp folder, registered as makeTempDir registers it (the registry lives on
@@ -218,18 +230,12 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       "console.log('before the signal');",
       "setTimeout(() => process.kill(process.pid, 'SIGINT'), 20);",
       'setInterval(() => {}, 1000);',
-    ].join('\n');
-    const child = tracked(spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 'a command interrupted while it still prints');
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => { out += String(d); });
-    child.stderr.on('data', (d) => { err += String(d); });
-    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
-    expect(code).toBe(130);
-    const [folder, ...rest] = out.split('\n');
+    ], 'a command interrupted while it still prints');
+    expect(r.code).toBe(130);
+    const [folder, ...rest] = r.out.split('\n');
     expect(rest).toEqual(['before the signal', '']);
     expect(existsSync(folder!)).toBe(false);
-    expect(err).toBe('');
+    expect(r.err).toBe('');
   }, 30_000);
 
   it('a shell command still running in the background when the run ends is stopped', async () => {
