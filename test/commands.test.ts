@@ -367,6 +367,12 @@ it('mock with no scenario: one line on stderr naming what it needs, exit 2 (the 
   expect(r.err).toBe('mock needs a scenario file: npm run mock -- SCENARIO.json (see mock --help)\n');
 });
 
+it("--live with an empty prompt: one line, exit 2, before any key is asked for or any request sent", async () => {
+  const r = await runInProcess(['11', '--live', ''], { env: { ANTHROPIC_API_KEY: undefined } });
+  expect(r.code).toBe(2);
+  expect(r.err).toBe("--live: the prompt is empty (give a question, or none for the demo's)\n");
+});
+
 describe.concurrent('npm run mock', () => {
   // What `npm run mock --` starts (npm itself left out): the runner's command line, from its
   // compiled bundle as a chapter run starts, which hands `mock` over to src/mock/cli.ts.

@@ -239,6 +239,8 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
 
   if (command === 'live') {
     const { runLive } = await import('./live.ts');
+    // An empty prompt ('') would go to the API as an empty question: a user error, said so.
+    if (words.length > 0 && words.join(' ').trim() === '') throw new UsageError('--live: the prompt is empty (give a question, or none for the demo\'s)');
     return runLive({ chapter, scenario: scenarios[0]!, prompt: words.length > 0 ? words.join(' ') : undefined, model: args.model, keep: args.keep });
   }
   if (command === 'repl') {
