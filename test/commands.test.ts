@@ -373,6 +373,13 @@ it("--live with an empty prompt: one line, exit 2, before any key is asked for o
   expect(r.err).toBe("--live: the prompt is empty (give a question, or none for the demo's)\n");
 });
 
+it.each(['.git/ex1', 'node_modules/ex1'])('--exercise %s: refused in one line, exit 2, nothing written there', async (where) => {
+  const r = await runInProcess(['1', '--exercise', where]);
+  expect(r.code).toBe(2);
+  expect(r.err).toBe(`${path.join(ROOT, where)}: an exercise folder cannot be inside ${where.split('/')[0]}/\n`);
+  expect(existsSync(path.join(ROOT, where))).toBe(false);
+});
+
 describe.concurrent('npm run mock', () => {
   // What `npm run mock --` starts (npm itself left out): the runner's command line, from its
   // compiled bundle as a chapter run starts, which hands `mock` over to src/mock/cli.ts.

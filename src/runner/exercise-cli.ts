@@ -58,6 +58,10 @@ function assertInsideProject(dir: string): void {
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
     throw new UsageError(`${dir}: an exercise folder must be inside the project folder (${ROOT}) so its imports find node_modules`);
   }
+  // Not in git's own folder (a learner's code there is no part of the project, and git reads
+  // that folder), nor among the installed packages (npm replaces those on the next install).
+  const inside = rel.split(path.sep).find((part) => part === '.git' || part === 'node_modules');
+  if (inside) throw new UsageError(`${dir}: an exercise folder cannot be inside ${inside}/`);
 }
 
 export async function makeExercise(ch: Chapter, dir: string, print: (s: string) => void): Promise<number> {
