@@ -380,6 +380,12 @@ it.each(['.git/ex1', 'node_modules/ex1'])('--exercise %s: refused in one line, e
   expect(existsSync(path.join(ROOT, where))).toBe(false);
 });
 
+it('--check on a folder with other things in it and no main.ts suggests where an exercise goes, not that folder', async () => {
+  const r = await runInProcess(['1', '--check', 'src']);
+  expect(r.code).toBe(2);
+  expect(r.err).toBe('src: no main.ts here; create the exercise first with: node steps/run.mjs 1 --exercise exercises/01-agent-loop\n');
+});
+
 describe.concurrent('npm run mock', () => {
   // What `npm run mock --` starts (npm itself left out): the runner's command line, from its
   // compiled bundle as a chapter run starts, which hands `mock` over to src/mock/cli.ts.

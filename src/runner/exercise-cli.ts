@@ -4,7 +4,7 @@
 // code differs from the reference.
 
 import { mkdir, readdir, readFile, writeFile, stat } from 'node:fs/promises';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { chapterDir, WRITTEN_CHAPTERS, type Chapter } from '../chapters.ts';
@@ -132,7 +132,11 @@ function assertExercise(ch: Chapter, dir: string, command: 'check' | 'solution')
   if (file) throw new UsageError(`${file} (give the exercise's folder)`);
   const make = runCommand(ch.n, '--exercise', display(dir));
   if (!existsSync(dir)) throw new UsageError(`${display(dir)}: no such folder; create the exercise first with: ${make}`);
-  if (!existsSync(path.join(dir, 'main.ts'))) throw new UsageError(`${display(dir)}: no main.ts here; create the exercise first with: ${make}`);
+  if (!existsSync(path.join(dir, 'main.ts'))) {
+    // A folder with other things in it is not one --exercise would fill: suggest where an exercise goes.
+    const elsewhere = readdirSync(dir).length > 0 ? runCommand(ch.n, '--exercise', display(defaultExerciseDir(ch))) : make;
+    throw new UsageError(`${display(dir)}: no main.ts here; create the exercise first with: ${elsewhere}`);
+  }
   const made = madeFor(dir);
   if (made !== undefined && made !== ch.n) {
     throw new UsageError(`${display(dir)} was made for chapter ${made}, not chapter ${ch.n}: ${command === 'check' ? 'check it' : 'compare it'} with ${runCommand(made, `--${command}`, display(dir))}`);
