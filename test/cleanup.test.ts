@@ -189,6 +189,14 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\n');
       expect(r.left).toEqual([]);
       expect(r.processes).toEqual([]);
+      // A grader's --json still gets its one report on stdout: the case that never finished, failed.
+      const json = await runIsolated(['1', '--check', path.relative(ROOT, dir), '--json'], undefined, { SUBAGENTS_STALL_MS: '1000' });
+      expect(json.signal).toBe('SIGKILL');
+      const report = JSON.parse(json.stdout) as { ok: boolean; passed: number; scenarios: { case: string; ok: boolean; crash: string }[] };
+      expect(report.ok).toBe(false);
+      expect(report.passed).toBe(0);
+      expect(report.scenarios.map((v) => [v.case, v.ok, v.crash])).toEqual([['demo', false, 'the code never let anything else run (a loop that never ends?): the watchdog stopped the check here']]);
+      expect(json.left).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -166,17 +166,27 @@ function thrownInTools(events: MockEvent[]): string[] {
 
 /**
  * Runs scenarios against the folder; `all: false` stops at the first that fails (the
- * learner's loop). `starting` hears the name of each case as its run begins.
+ * learner's loop). `starting` hears the name of each case as its run begins. `stalled`
+ * gives, for each run, what to print should the watchdog end the process during it (the
+ * verdicts so far, and this case's as it would be).
  */
-export async function gradeExercise(ch: Chapter, dir: string, files: string[], all: boolean, starting?: (name: string) => void): Promise<ScenarioVerdict[]> {
+export async function gradeExercise(
+  ch: Chapter, dir: string, files: string[], all: boolean, starting?: (name: string) => void,
+  stalled?: (verdicts: ScenarioVerdict[]) => string,
+): Promise<ScenarioVerdict[]> {
   const hints = await hintsFor(ROOT, ch.n);
   const verdicts: ScenarioVerdict[] = [];
   for (const file of files) {
     const scenario = await loadScenarioFile(file);
     starting?.(path.basename(file, '.json'));
+    const never: ScenarioVerdict = {
+      case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: false, stub: null,
+      crash: 'the code never let anything else run (a loop that never ends?): the watchdog stopped the check here',
+      crash_at: null, failures: [], tool_errors: [], agent_said: [], expectations: [], hint: null,
+    };
     // Each scenario on a fresh load of the code: what one left in a module's variables (a
     // counter, a cache) must not decide the next one's verdict, or the order they run in.
-    const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true });
+    const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true, lastWords: stalled?.([...verdicts, never]) });
     // A stub crashes the run, comes back to the model as an error result, or is caught and
     // printed by the agent (a failed prompt, a skipped file): look in all three.
     const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${result.terminal} ${JSON.stringify(result.events)}`)?.[1];
@@ -217,19 +227,24 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
     return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
   }
   if (o.json) {
+    const report = (passed: number, ok: boolean, types: TypeError[], scenarios: ScenarioVerdict[]) =>
+      JSON.stringify({ chapter: ch.n, folder: display(dir), ok, passed, total: files.length, type_errors: types, scenarios }, null, 2);
     // The report is the one thing on stdout: what the learner's code prints while it runs
     // (a console.log left in while debugging) goes to stderr, or no grader could parse it.
     const restore = stdoutToStderr();
     let types: TypeError[];
     let verdicts: ScenarioVerdict[];
     try {
-      [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, true)]);
+      // Chapter code that never yields ends the process (watchdog.ts): a grader still gets a
+      // report, of the scenarios graded so far and the one that never finished.
+      const stalled = (so: ScenarioVerdict[]) => `${report(so.filter((v) => v.ok).length, false, [], so)}\n`;
+      [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, true, undefined, stalled)]);
     } finally {
       restore();
     }
     const passed = verdicts.filter((v) => v.ok).length;
     const ok = passed === files.length && types.length === 0;
-    print(JSON.stringify({ chapter: ch.n, folder: display(dir), ok, passed, total: files.length, type_errors: types, scenarios: verdicts }, null, 2));
+    print(report(passed, ok, types, verdicts));
     return ok ? 0 : 1;
   }
   return checkOnce(ch, dir, files, print, c);

@@ -36,6 +36,8 @@ export interface RunOptions {
   freshModule?: boolean;
   /** Stop the run, as a crash, once it has taken this long (default RUN_TIME_LIMIT_MS, run-guard.ts). */
   timeLimitMs?: number;
+  /** Written to stdout should the watchdog have to end the process during this run (watchdog.ts): a --json report. */
+  lastWords?: string;
 }
 
 export interface RunResult {
@@ -207,7 +209,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       platform: SCRIPTED_PLATFORM,
       // Unattended: no way to ask at all, as when the agent runs from a script or a pipe.
       ...(!opts.scenario.unattended && { ask }),
-    }), { limitMs: opts.timeLimitMs, label: path.relative(process.cwd(), opts.scenario.file) || opts.scenario.file, paths: [tempDir] });
+    }), { limitMs: opts.timeLimitMs, label: path.relative(process.cwd(), opts.scenario.file) || opts.scenario.file, paths: [tempDir], lastWords: opts.lastWords });
   } catch (err) {
     crash = oneLine(err);
     crashAt = placeInLoadedCode(err);

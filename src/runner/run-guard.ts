@@ -70,9 +70,9 @@ function uninstall(): void {
  * process, the main thread is watched meanwhile too (watchdog.ts): `label` names the run
  * there, and `paths` are its temp folders, removed should the watchdog have to end it.
  */
-export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number; label?: string; paths?: string[] } = {}): Promise<T> {
+export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number; label?: string; paths?: string[]; lastWords?: string } = {}): Promise<T> {
   const limitMs = o.limitMs ?? RUN_TIME_LIMIT_MS;
-  const unwatch = exitHandlersInstalled() ? watchRun(o.label ?? 'a scripted run', o.paths ?? []) : undefined;
+  const unwatch = exitHandlersInstalled() ? watchRun(o.label ?? 'a scripted run', o.paths ?? [], o.lastWords) : undefined;
   if (active.length === 0) install();
   let timer: NodeJS.Timeout | undefined;
   let guard: Guard | undefined;

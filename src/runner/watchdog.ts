@@ -34,6 +34,7 @@ setInterval(() => {
   if (beat !== last || Atomics.load(shared, 1) === 0) { last = beat; since = Date.now(); return; }
   if (Date.now() - since < workerData.stallMs) return;
   writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\\n');
+  if (job.lastWords) { try { writeSync(1, job.lastWords); } catch {} }
   for (const p of job.paths) { try { rmSync(p, { recursive: true, force: true }); } catch {} }
   let leader = false;
   try { const stat = readFileSync('/proc/self/stat', 'utf8'); leader = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === process.pid; } catch {}
@@ -47,7 +48,7 @@ let dog: { worker: Worker; shared: Int32Array } | undefined;
  * Watch the main thread while a run of `label` is in progress; its temp folders are `paths`.
  * Returns the function that stops watching (the worker stays, idle, for the next run).
  */
-export function watchRun(label: string, paths: string[]): () => void {
+export function watchRun(label: string, paths: string[], lastWords?: string): () => void {
   if (!dog) {
     const shared = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS } });
@@ -55,7 +56,7 @@ export function watchRun(label: string, paths: string[]): () => void {
     setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
     dog = { worker, shared };
   }
-  dog.worker.postMessage({ label, paths });
+  dog.worker.postMessage({ label, paths, lastWords });
   Atomics.store(dog.shared, 1, 1);
   return () => { if (dog) Atomics.store(dog.shared, 1, 0); };
 }
