@@ -319,15 +319,19 @@ function parseChapter(text: string): Chapter {
 
 async function list(c: ChalkInstance): Promise<number> {
   const { exerciseProgress } = await import('./exercise-cli.ts');
-  const progress = await exerciseProgress();
-  for (const ch of CHAPTERS) {
-    const ready = isReady(ch);
-    const num = String(ch.n).padStart(2);
-    const mark = progress.get(ch.n) === 'done' ? c.green('✔ ') : progress.has(ch.n) ? c.yellow('✎ ') : '  ';
-    const line = `${mark}${num}  ${ch.title.padEnd(34)} ${ch.canNow}`;
-    console.log(ready ? line : c.dim(`${line}  (not written yet)`));
-  }
-  if (progress.size > 0) console.log(c.dim('\n✔ exercise passes its check   ✎ exercise started (exercises/NN-slug)'));
+  // The list as the progress so far has it: printed once all is checked, or by the watchdog
+  // should an exercise's code never yield.
+  const render = (progress: Map<number, 'done' | 'started'>): string => {
+    const lines = CHAPTERS.map((ch) => {
+      const num = String(ch.n).padStart(2);
+      const mark = progress.get(ch.n) === 'done' ? c.green('✔ ') : progress.has(ch.n) ? c.yellow('✎ ') : '  ';
+      const line = `${mark}${num}  ${ch.title.padEnd(34)} ${ch.canNow}`;
+      return isReady(ch) ? line : c.dim(`${line}  (not written yet)`);
+    });
+    if (progress.size > 0) lines.push(c.dim('\n✔ exercise passes its check   ✎ exercise started (exercises/NN-slug)'));
+    return `${lines.join('\n')}\n`;
+  };
+  process.stdout.write(render(await exerciseProgress(undefined, render)));
   return 0;
 }
 

@@ -93,6 +93,8 @@ export interface CheckOptions {
   scenarios?: string[];
   json?: boolean;
   watch?: boolean;
+  /** What to print should chapter code that never yields end the process during the check (watchdog.ts): --list's list. */
+  lastWords?: () => string;
 }
 
 /** One scenario's verdict on an exercise, as --check --json reports it. */
@@ -247,7 +249,7 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
     print(report(passed, ok, types, verdicts));
     return ok ? 0 : 1;
   }
-  return checkOnce(ch, dir, files, print, c);
+  return checkOnce(ch, dir, files, print, c, o.lastWords);
 }
 
 /** Until the returned function is called, what would go to stdout (console.log, .info, .debug, direct writes) goes to stderr. */
@@ -267,7 +269,7 @@ function slowNoticeMs(): number {
 }
 
 /** One check as a learner reads it: a line per scenario up to the first that fails, and what to do about it. */
-async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance): Promise<number> {
+async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance, lastWords?: () => string): Promise<number> {
   // The verdicts are printed once all are in, after the type errors. A run that hangs (a
   // promise that never settles) would leave the screen blank until the time limit: one line
   // says which case is still running, and until when it may.
@@ -279,7 +281,7 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
     slow.unref();
   };
   // Both at once (the compiler is a process of its own); the type errors are shown first.
-  const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, false, starting)])
+  const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, false, starting, lastWords)])
     .finally(() => clearTimeout(slow));
   printTypeErrors(types, print, c);
   let passed = 0;
@@ -368,13 +370,16 @@ export async function showSolution(ch: Chapter, dir: string, print: (s: string) 
 }
 
 /** --list with exercises: which chapters a learner has finished (the folders in `within`, by their default names). */
-export async function exerciseProgress(within = EXERCISES): Promise<Map<number, 'done' | 'started'>> {
+export async function exerciseProgress(within = EXERCISES, render?: (progress: Map<number, 'done' | 'started'>) => string): Promise<Map<number, 'done' | 'started'>> {
   const progress = new Map<number, 'done' | 'started'>();
   for (const ch of WRITTEN_CHAPTERS) {
     const dir = defaultExerciseDir(ch, within);
     if (!existsSync(path.join(dir, 'main.ts')) || !(await stat(dir)).isDirectory()) continue;
     const quiet = () => {};
-    const code = await checkExercise(ch, dir, quiet, new Chalk({ level: 0 })).catch(() => 1);
+    // Code of this chapter that never yields ends the process (watchdog.ts): `render` still
+    // gets its say, with this chapter as started and the ones after it not looked at.
+    const lastWords = render && (() => render(new Map([...progress, [ch.n, 'started' as const]])));
+    const code = await checkExercise(ch, dir, quiet, new Chalk({ level: 0 }), { lastWords }).catch(() => 1);
     progress.set(ch.n, code === 0 ? 'done' : 'started');
   }
   return progress;
