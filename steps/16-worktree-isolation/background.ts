@@ -29,6 +29,7 @@
 
 import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
+import { LATITUDE } from './agents.ts';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
 import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
@@ -132,14 +133,11 @@ export async function launch(
   return launchNotice(agent);
 }
 
-/** The permission modes (types.ts's PermissionMode), from the one that lets a call do least without a question to the one that lets it do most. */
-const LEAST_FIRST = ['plan', 'default', 'acceptEdits', 'bypassPermissions'] as const;
-
 /** What this file needs of the gate's state (types.ts's Permissions). */
 interface Gate {
-  mode: typeof LEAST_FIRST[number];
+  mode: keyof typeof LATITUDE;
   preApproved?: string[];
-  prePlanMode?: typeof LEAST_FIRST[number];
+  prePlanMode?: keyof typeof LATITUDE;
   ask?: unknown;
 }
 
@@ -155,7 +153,7 @@ interface Gate {
 export function narrowedGate(session: Gate): Gate {
   const own: Gate = { ...session, preApproved: [...(session.preApproved ?? [])] };
   return {
-    get mode() { return LEAST_FIRST[Math.min(LEAST_FIRST.indexOf(own.mode), LEAST_FIRST.indexOf(session.mode))]!; },
+    get mode() { return LATITUDE[own.mode] <= LATITUDE[session.mode] ? own.mode : session.mode; },   // the more restrictive (agents.ts)
     set mode(mode) { own.mode = mode; },
     get preApproved() { return (own.preApproved ?? []).filter((tool) => session.preApproved?.includes(tool)); },
     set preApproved(tools) { own.preApproved = tools; },
