@@ -532,10 +532,10 @@ export function parseScenario(text: string, file: string): Scenario {
   return { ...(root as unknown as Scenario), file };
 }
 
-/** Reads and validates a scenario file; `file` is kept as given for messages. */
 /** The most bytes a scenario file may have: the largest here is under 200 KB; a file far past that is not one. */
 const MAX_SCENARIO_BYTES = 32 * 1024 * 1024;
 
+/** Reads and validates a scenario file; `file` is kept as given for messages. */
 export async function loadScenario(file: string): Promise<Scenario> {
   let bytes: Buffer;
   try {

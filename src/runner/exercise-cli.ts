@@ -180,15 +180,16 @@ export async function gradeExercise(
   const verdicts: ScenarioVerdict[] = [];
   for (const file of files) {
     const scenario = await loadScenarioFile(file);
-    starting?.(path.basename(file, '.json'));
-    const never: ScenarioVerdict = {
-      case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: false, stub: null,
+    const caseName = path.basename(file, '.json');
+    starting?.(caseName);
+    const never = (): ScenarioVerdict => ({
+      case: caseName, file: scenario.file, title: scenario.title, ok: false, stub: null,
       crash: 'the code never let anything else run (a loop that never ends?): the watchdog stopped the check here',
       crash_at: null, failures: [], tool_errors: [], agent_said: [], expectations: [], hint: null,
-    };
+    });
     // Each scenario on a fresh load of the code: what one left in a module's variables (a
     // counter, a cache) must not decide the next one's verdict, or the order they run in.
-    const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true, lastWords: stalled?.([...verdicts, never]) });
+    const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true, lastWords: stalled?.([...verdicts, never()]) });
     // A stub crashes the run, comes back to the model as an error result, or is caught and
     // printed by the agent (a failed prompt, a skipped file): look in all three.
     const stub = result.ok ? undefined : /TODO\(([\w-]+)\): not implemented yet/.exec(`${result.crash ?? ''} ${result.terminal} ${JSON.stringify(result.events)}`)?.[1];
@@ -200,13 +201,12 @@ export async function gradeExercise(
     let nearby = result.crash === undefined ? hints : hints.filter((h) => crashedIn !== undefined && path.basename(h.file) === crashedIn);
     // A failing expectation with no hint of its own: the TODOs whose half-done shortcuts the
     // self-check proves it catches (shortcuts.ts), when there are some; each named when several.
-    const caseName = path.basename(file, '.json');
     const linked = new Set(SHORTCUTS.filter((x) => x.chapter === ch.n && x.case === caseName && x.fails === failing?.name).map((x) => x.todo));
     if (result.crash === undefined && linked.size > 0) nearby = nearby.filter((h) => linked.has(h.name));
     const chapterHints = nearby.map((h) => (nearby.length > 1 ? `TODO(${h.name}): ` : '') + h.hints.join(' ')).join(' / ');
     const hint = result.ok ? undefined : stubHint ?? failing?.hint ?? (chapterHints || undefined);
     verdicts.push({
-      case: path.basename(file, '.json'), file: scenario.file, title: scenario.title, ok: result.ok,
+      case: caseName, file: scenario.file, title: scenario.title, ok: result.ok,
       stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
       tool_errors: result.ok ? [] : thrownInTools(result.events),
       agent_said: result.ok ? [] : result.terminal.split('\n').filter((l) => l.startsWith('✖ ')).slice(0, 3),

@@ -50,8 +50,8 @@ export function parseFlags(argv: string[]): Flags {
   });
   // minimist reads `--print=no` as --print: a switch given a value is refused instead.
   for (const arg of argv) {
+    if (arg === '--') break;   // what follows is the prompt's
     const named = /^--?([\w-]+)=/.exec(arg)?.[1];
-    if (arg === '--') break;
     if (named !== undefined && (typeof args[named] === 'boolean' || named === 'p' || named === 'h')) throw new Error(`${arg.split('=')[0]} takes no value`);
   }
   const value = (name: string): string | undefined => {
