@@ -640,7 +640,7 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: "a policy island runs as the agent type its skill names" },
   // Chapter 15 · background sub-agents
   { id: 'background-gate-ignores-session-mode', chapter: 15, caughtBy: 'later-plan', file: 'background.ts',
-    find: 'get mode() { return LATITUDE[own.mode] <= LATITUDE[session.mode] ? own.mode : session.mode; },',
+    find: 'get mode() { return LEAST_FIRST[Math.min(LEAST_FIRST.indexOf(own.mode), LEAST_FIRST.indexOf(session.mode))]!; },',
     replace: 'get mode() { return own.mode; },',
     breaks: "a background agent's gate follows the session's mode as it is now: a later /plan makes it read-only" },
   { id: 'background-gate-keeps-launch-pre-approval', chapter: 15, caughtBy: 'later-skills', file: 'background.ts',

@@ -225,7 +225,7 @@ export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
 }
 
 // From the most restrictive to the least: what each mode lets run without a question.
-export const LATITUDE: Record<PermissionMode, number> = { plan: 0, default: 1, acceptEdits: 2, bypassPermissions: 3 };
+const LATITUDE: Record<PermissionMode, number> = { plan: 0, default: 1, acceptEdits: 2, bypassPermissions: 3 };
 
 /**
  * The parent's gate, with the mode the agent file asks for, as far as the parent allows

@@ -29,7 +29,6 @@
 
 import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
-import { LATITUDE } from './agents.ts';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
 import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
@@ -133,11 +132,14 @@ export async function launch(
   return launchNotice(agent);
 }
 
+/** The permission modes (types.ts's PermissionMode), from the one that lets a call do least without a question to the one that lets it do most. */
+const LEAST_FIRST = ['plan', 'default', 'acceptEdits', 'bypassPermissions'] as const;
+
 /** What this file needs of the gate's state (types.ts's Permissions). */
 interface Gate {
-  mode: keyof typeof LATITUDE;
+  mode: typeof LEAST_FIRST[number];
   preApproved?: string[];
-  prePlanMode?: keyof typeof LATITUDE;
+  prePlanMode?: typeof LEAST_FIRST[number];
   ask?: unknown;
 }
 
@@ -153,7 +155,7 @@ interface Gate {
 export function narrowedGate(session: Gate): Gate {
   const own: Gate = { ...session, preApproved: [...(session.preApproved ?? [])] };
   return {
-    get mode() { return LATITUDE[own.mode] <= LATITUDE[session.mode] ? own.mode : session.mode; },   // the more restrictive (agents.ts)
+    get mode() { return LEAST_FIRST[Math.min(LEAST_FIRST.indexOf(own.mode), LEAST_FIRST.indexOf(session.mode))]!; },
     set mode(mode) { own.mode = mode; },
     get preApproved() { return (own.preApproved ?? []).filter((tool) => session.preApproved?.includes(tool)); },
     set preApproved(tools) { own.preApproved = tools; },
