@@ -8,6 +8,7 @@
 import { afterAll, afterEach, describe, it, expect } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { makeProjectScratch } from './temp-guard.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -177,8 +178,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // The loop here sleeps in Atomics.wait at each turn: it holds the thread just the same (no
   // turn of the event loop, ever), without keeping a core busy for the second it takes.
   it('chapter code that never yields is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
-    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'loop-'));
+    const dir = makeProjectScratch(ROOT, 'loop-');
     try {
       cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
       const main = path.join(dir, 'main.ts');
@@ -256,8 +256,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
 
   it('an unhandled rejection mid-run: the scenario fails naming it, exit 1, workspace removed', async () => {
     // Chapter code that fails the way a fork child's lost promise would: nobody awaits it.
-    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-    const dir = mkdtempSync(path.join(ROOT, '.tmp', 'crash-'));
+    const dir = makeProjectScratch(ROOT, 'crash-');
     try {
       writeFileSync(path.join(dir, 'main.ts'), [
         'export const DEFAULT_MODEL = "claude-sonnet-4-6";',
@@ -354,8 +353,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   // The check itself is the same for any TMPDIR: this one asks main() in this process (the
   // one above, a real process, shows the refusal as the shell sees it).
   it('one inside a git repository (the agent would take it for its project)', async () => {
-    mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-    const inside = mkdtempSync(path.join(ROOT, '.tmp', 'tmpdir-'));
+    const inside = makeProjectScratch(ROOT, 'tmpdir-');
     try {
       const r = await runInProcess(['1'], { env: { TMPDIR: inside } });
       expect(r.code).toBe(2);

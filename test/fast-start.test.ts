@@ -5,7 +5,8 @@
 // the TypeScript file.
 
 import { it, expect } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { makeProjectScratch } from './temp-guard.ts';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { placeInLoadedCode } from '../src/runner/load-folder.ts';
@@ -15,8 +16,7 @@ import { compiled } from '../steps/fast-start.mjs';
 type Compiled = { cli(): unknown; chapter(folder: string): (() => { who: string; boom?: () => never }) | undefined };
 
 it('hands out a compiled snapshot only while its files are the ones it was built from', async () => {
-  mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-  const root = mkdtempSync(path.join(ROOT, '.tmp', 'fast-start-'));
+  const root = makeProjectScratch(ROOT, 'fast-start-');
   try {
     const write = (rel: string, text: string) => {
       mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });

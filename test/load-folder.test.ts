@@ -7,14 +7,14 @@
 
 import { describe, it, expect, afterAll } from 'vitest';
 import { createRequire } from 'node:module';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { makeProjectScratch } from './temp-guard.ts';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { compiledCodeMisses, loadFolder, TSCONFIG_FOR_ESBUILD, type PackageCopy } from '../src/runner/load-folder.ts';
 
 // Inside the project, so that a folder's packages resolve to its node_modules.
-mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-const scratch = mkdtempSync(path.join(ROOT, '.tmp', 'load-folder-'));
+const scratch = makeProjectScratch(ROOT, 'load-folder-');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function folder(name: string, files: Record<string, string>): string {

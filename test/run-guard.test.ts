@@ -4,15 +4,15 @@
 // command line's crash handlers, and is cleanup.test.ts's, in a process of its own.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { makeProjectScratch } from './temp-guard.ts';
 import path from 'node:path';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 import type { Scenario } from '../src/mock/index.ts';
 
 // Inside the project, as an exercise folder is: the loader finds esbuild from there.
-mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
-const scratch = mkdtempSync(path.join(ROOT, '.tmp', 'run-guard-'));
+const scratch = makeProjectScratch(ROOT, 'run-guard-');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A chapter folder whose runSession has this body. */

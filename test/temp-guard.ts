@@ -83,6 +83,24 @@ export function projectScratch(root: string): string[] {
   ];
 }
 
+/**
+ * Make a test's own scratch folder, ROOT/.tmp/PREFIXxxxxxx. Not mkdir then mkdtemp: a
+ * self-check in another worker removes ROOT/.tmp the moment it is empty (selfcheck.ts,
+ * withScratch), and it can do so between the two calls. mkdtemp's ENOENT means exactly
+ * that, so the holder is made again and the folder tried again.
+ */
+export function makeProjectScratch(root: string, prefix: string): string {
+  const holder = path.join(root, '.tmp');
+  for (let attempt = 1; ; attempt++) {
+    mkdirSync(holder, { recursive: true });
+    try {
+      return mkdtempSync(path.join(holder, prefix));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 20) throw e;
+    }
+  }
+}
+
 /** The folders that only hold scratch folders, as they are now: ROOT/.tmp and each ROOT/.tmp/KIND. */
 export function scratchHolders(root: string): string[] {
   const scratch = path.join(root, '.tmp');
