@@ -98,8 +98,9 @@ describe.concurrent("chapter 11: a half-done solution fails its check, saying wh
 
   it('querySource never set: a type error, named by file and line, before the scenarios', async () => {
     const dir = halfDone([NO_QUERY_SOURCE]);
+    // The demo alone (--case): the type check is of the folder, whichever scenarios run.
     try {
-      const r = await runInProcess(['11', '--check', dir]);
+      const r = await runInProcess(['11', '--check', dir, '--case', 'demo']);
       expect(r.code).toBe(1);
       const rel = path.relative(ROOT, dir);
       expect(r.out.split('\n')[0]).toMatch(/^✖ type errors/);
