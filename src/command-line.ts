@@ -5,7 +5,8 @@
 //
 // - an option it does not know (`--frobnicate`): minimist would keep it as a value;
 // - an option given twice (`--case a --case b`): minimist would make a list of both;
-// - a switch given a value (`--keep=no`): minimist would read anything but "false" as on.
+// - a switch given a value (`--keep=no`): minimist would read anything but "false" as on;
+// - a value starting with a dash (`--scenario -x.json`): minimist reads it as an option.
 // And a word (a chapter, a file) is kept as typed, never read as a number.
 //
 // Not here: what each command line means, or how it says what is wrong.
@@ -19,12 +20,19 @@ import minimist from 'minimist';
  */
 export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unknown'>): { args: minimist.ParsedArgs; problem?: string } {
   let problem: string | undefined;
+  const takesValue = new Set([opts.string ?? []].flat());
   const args = minimist(argv, {
     ...opts,
     // Words stay as typed: minimist would turn "1e1" into 10 and "0x10" into 16.
     string: [...[opts.string ?? []].flat(), '_'],
     unknown: (arg) => {
-      if (arg.startsWith('-') && problem === undefined) problem = `unknown option ${arg}`;
+      if (arg.startsWith('-') && problem === undefined) {
+        // `--scenario -x.json`: minimist takes a word starting with - for an option, never a value.
+        const before = argv[argv.indexOf(arg) - 1];
+        problem = before?.startsWith('--') && takesValue.has(before.slice(2))
+          ? `${before} ${arg}: a name starting with - is read as an option; write ./${arg}`
+          : `unknown option ${arg}`;
+      }
       return !arg.startsWith('-');   // a word (a chapter, a file) is kept
     },
   });

@@ -36,6 +36,11 @@ describe('bad input: one line, exit 2', () => {
     ['a model id the mock would answer with a 404', ['1', '--model', 'gpt-4o'], /^--model gpt-4o: the mock answers only model ids that start with "claude-"/],
     ['a --model the scenario\'s own flags would override', ['4', '--model', 'claude-opus-4-6'], /^--model would be ignored: scenarios\/04-cli-sessions\/demo\.json starts the agent with a --model of its own/],
     ['missing scenario file', ['11', '--scenario', 'no/such/file.json'], /no\/such\/file\.json/],
+    // An empty name (a shell variable that was never set) is not the flag alone, which means
+    // the default exercise folder: checking or overwriting that one was not asked for.
+    ['an empty folder name', ['11', '--check', ''], /^--check '': the folder name is empty \(leave it out for exercises\/11-subagents\)$/m],
+    ['an empty folder name, with =', ['11', '--exercise='], /^--exercise '': the folder name is empty \(leave it out for exercises\/11-subagents\)$/m],
+    ['a scenario file starting with a dash', ['11', '--scenario', '-x.json'], /^--scenario -x\.json: a name starting with - is read as an option; write \.\/-x\.json \(see --help\)$/m],
   ];
   for (const [name, argv, pattern] of cases) {
     it(name, async () => {

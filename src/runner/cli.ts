@@ -221,6 +221,11 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   if (command === 'exercise' || command === 'check' || command === 'solution') {
     // Loaded only when asked for: the demo path stays as small as it can be.
     const { defaultExerciseDir, makeExercise, checkExercise, showSolution } = await import('./exercise-cli.ts');
+    // `--check` alone means the default folder; `--check ''` (a variable never set, say) was
+    // meant to name one, and checking or overwriting the default was not asked for.
+    if (argv.some((a, i) => a === `--${command}=` || (a === `--${command}` && argv[i + 1] === ''))) {
+      throw new UsageError(`--${command} '': the folder name is empty (leave it out for ${path.relative(process.cwd(), defaultExerciseDir(chapter))})`);
+    }
     const dir = args[command] === '' ? defaultExerciseDir(chapter) : path.resolve(String(args[command]));
     const print = (s: string) => console.log(s);
     if (command === 'exercise') return makeExercise(chapter, dir, print);
