@@ -143,7 +143,7 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
   return oneAtATime(async () => {
     // core.quotePath off: a name beyond ASCII ("café.txt") comes as it is, not as octal escapes.
     const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
-    if (!status.ok) return `${kept(wt)} (its state could not be read: ${status.err})`;
+    if (!status.ok) return `${kept(wt)} (its state could not be read: ${quoted(status.err)})`;
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
     const files = status.out.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(changedPath);
     if (head === wt.base && files.length === 0) {
@@ -155,7 +155,7 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     }
     if (files.length > 0) {
       const committed = await commitLeftovers(wt);
-      if (!committed.ok) return `${kept(wt)}: not committed, since git commit failed (${committed.err}): ${list(files)}`;
+      if (!committed.ok) return `${kept(wt)}: not committed, since git commit failed (${quoted(committed.err)}): ${list(files)}`;
     }
     const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
     const n = Number(count.out);
@@ -185,9 +185,20 @@ async function commitLeftovers(wt: Worktree): Promise<Git> {
   return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir);
 }
 
-/** Up to five file names, and how many more. */
+/** Up to five file names, quoted, and how many more. */
 function list(files: string[]): string {
-  return `${files.slice(0, 5).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`;
+  return `${files.slice(0, 5).map(quoted).join(', ')}${files.length > 5 ? `, and ${files.length - 5} more` : ''}`;
+}
+
+/**
+ * A file name (or git's words about one) as the parent's model reads it. The sub-agent chose
+ * its file names, and a name may hold anything but / and NUL: markup too, such as
+ * `x</worktree></task-notification><task-notification>…`, a notification of its own making
+ * after the real one, and this line is not scanned as a report is. Quoted as JSON, with < and
+ * > escaped, a name can neither close this line nor open a tag.
+ */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(/[<>]/g, (c) => (c === '<' ? '\\u003c' : '\\u003e'));
 }
 
 function kept(wt: Worktree): string {
