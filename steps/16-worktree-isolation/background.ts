@@ -147,9 +147,10 @@ interface Gate {
  * The gate of an agent that outlives the prompt that launched it: at every call, the narrower
  * of two. Its own, as the session's was at the launch: what a later prompt pre-approves (a
  * skill's allowed-tools) or a wider mode (a plan approved) never reaches it. And the session's
- * as it is now: a /plan typed later, or the end of the prompt whose skill pre-approved a tool,
- * holds it back too. So a background agent, still running or continued by send_message, never
- * holds more than its session does at that moment. What the agent changes itself only changes
+ * as it is now: a /plan typed later holds it back too, and so does the next prompt, where the
+ * session drops the pre-approval of the skill that launched it (session.ts keeps a skill's
+ * allowed-tools until then, through the wait for its agents). So a background agent, still
+ * running or continued by send_message, never holds more than its session does at that moment. What the agent changes itself only changes
  * its own, so it can only narrow it further.
  */
 export function narrowedGate(session: Gate): Gate {
