@@ -11,9 +11,8 @@ import { it, expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { refusedPort } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 
 /** bin.ts run once in this process: its argv, `stdin` as its standard input, the mock as the API.
@@ -107,12 +106,7 @@ it('a flag given twice is refused in one line, exit 1, instead of reaching the A
 });
 
 it("an API nobody listens at: the line says what the network said, not only the SDK's 'Connection error.'", async () => {
-  const closed = await new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  const closed = await refusedPort();
   const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binRefused, { ANTHROPIC_BASE_URL: `http://127.0.0.1:${closed}` });
   expect(r.err).toBe(`✖ Connection error. (connect ECONNREFUSED 127.0.0.1:${closed})\n`);
   expect(r.exitCode).toBe(1);

@@ -69,6 +69,7 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
     });
+    const closed = new Promise<void>((resolve) => { child.once('close', () => resolve()); });
     let done = false;
     void exited.then(() => { done = true; });
     if (kill) {
@@ -78,7 +79,10 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
       if (!done) process.kill(child.pid!, kill.signal);
     }
     const { code, signal } = await exited;
-    // Output pipes close a moment after exit; so do any stragglers, if there were some.
+    // The output is all read once the pipes close: a moment after the exit, or, should a
+    // straggler hold them, when it goes (2 s at most here: the check below names it). And a
+    // process being stopped may take a moment more to leave the process table.
+    await Promise.race([closed, sleep(2000)]);
     await sleep(100);
     return { code, signal, stdout, stderr, left: readdirSync(tmp), processes: leftovers(child.pid!, tmp) };
   } finally {
@@ -376,7 +380,7 @@ describe('the registry', () => {
     try {
       mkdirSync(repo);
       git('init', '-q');
-      git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'start');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', 'start');
       const wt = path.join(dir, 'wt');
       git('worktree', 'add', '-q', '--detach', wt);
       trackWorktree(repo, wt);
@@ -423,7 +427,7 @@ describe('removeWorktreesOf', () => {
     const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     mkdirSync(repo);
     git('init', '-q');
-    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'start');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', 'start');
     const near = path.join(dir, 'near');
     const far = path.join(away, 'far');
     git('worktree', 'add', '-q', '-b', 'near', near);

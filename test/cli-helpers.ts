@@ -5,6 +5,8 @@
 // is what it prints, not the process. Not a test file itself.
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { vi } from 'vitest';
@@ -80,4 +82,31 @@ export function runInProcess(args: string[], o: InProcessOptions = {}): Promise<
   });
   turn = mine.catch(() => undefined);
   return mine;
+}
+
+/**
+ * A loopback port nothing listens at, for a test that expects a connection to be refused.
+ * Not one listen(0) handed out and then closed: that port goes back to the pool every mock of
+ * the suite takes its port from (three workers, and the processes they start), and one may
+ * be listening there while the test still counts on a refusal. This one lies just below that
+ * pool (Linux: /proc/sys/net/ipv4/ip_local_port_range), where listen(0) never reaches, and a
+ * connect is refused there before it is handed out. Elsewhere, the closed listen(0) port.
+ */
+export async function refusedPort(): Promise<number> {
+  let low: number | undefined;
+  try { low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || undefined; } catch { /* not Linux */ }
+  for (let tries = 0; low !== undefined && low > 3024 && tries < 20; tries++) {
+    const port = low - 1 - Math.floor(Math.random() * 2000);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(false); });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    if (refused) return port;
+  }
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -3,7 +3,7 @@
 // in-process (fast); three spawn the real `node steps/run.mjs` end to end (the compiled fast
 // path, the fallback without it, colours off on a pipe).
 
-import { describe, it, expect, afterEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { cpSync, writeFileSync, mkdtempSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,8 +17,6 @@ import { runInProcess, runMjs } from './cli-helpers.ts';
 // main() in this process, its output captured (cli-helpers.ts).
 const run = runInProcess;
 
-
-afterEach(() => { delete process.env.ANTHROPIC_API_KEY; });
 
 describe('bad input: one line, exit 2', () => {
   const cases: [string, string[], RegExp][] = [
@@ -93,8 +91,7 @@ describe('bad input: one line, exit 2', () => {
   });
 
   it('--live without a key says so and exits 2', async () => {
-    delete process.env.ANTHROPIC_API_KEY;
-    const r = await run(['11', '--live']);
+    const r = await run(['11', '--live'], { env: { ANTHROPIC_API_KEY: undefined } });
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/ANTHROPIC_API_KEY/);
   });
@@ -106,12 +103,10 @@ describe('--live, with the mock standing in for the API (ANTHROPIC_BASE_URL)', (
   async function liveRun(extra: string[]) {
     const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'));
     const mock = await startMock({ scenario, latencyScale: 0 });
-    process.env.ANTHROPIC_API_KEY = 'test-key';
-    process.env.ANTHROPIC_BASE_URL = mock.url;
     try {
-      return { ...(await run(['4', '--live', ...extra])), requests: mock.events.filter((e) => e.type === 'request').length };
+      const r = await run(['4', '--live', ...extra], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url } });
+      return { ...r, requests: mock.events.filter((e) => e.type === 'request').length };
     } finally {
-      delete process.env.ANTHROPIC_BASE_URL;
       await mock.close();
     }
   }

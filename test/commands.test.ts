@@ -16,17 +16,9 @@ import { mkdirSync, mkdtempSync, rmSync, existsSync, writeFileSync, readFileSync
 import path from 'node:path';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
-import { sh, runMjs, runInProcess, type Ran } from './cli-helpers.ts';
+import { sh, runMjs, runInProcess, refusedPort, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchFetch } from '../src/runner/live.ts';
-
-async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -54,7 +46,7 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
   // a refused key on chapter 11 below, and the other causes after this block.
   for (const n of ['1', '13']) {
     it(`chapter ${n}: connection refused`, async () => {
-      const url = `http://127.0.0.1:${await freePort()}`;
+      const url = `http://127.0.0.1:${await refusedPort()}`;
       const r = await runMjs([n, '--live'], { env: liveEnv(url) });
       expectFailure(r, new RegExp(`${url}/v1/messages`), /connection refused/);
       const work = /^Live: chapter \d+ in (\S+),/m.exec(r.out)?.[1];

@@ -70,10 +70,10 @@ it('an unchanged worktree is removed with its branch, and the folder that held i
 });
 
 for (const [what, change, expected] of [
-  ['an edited tracked file', (d: string) => writeFileSync(path.join(d, 'a.txt'), 'changed\n'), /: 1 commit on top of [0-9a-f]{7}, the last made when it finished, of what it left uncommitted: a\.txt$/],
-  ['a new untracked file in a new folder', (d: string) => { mkdirSync(path.join(d, 'new')); writeFileSync(path.join(d, 'new', 'c.txt'), 'x'); }, /left uncommitted: new\/c\.txt$/],
-  ['a deleted file', (d: string) => rmSync(path.join(d, 'src', 'b.txt')), /left uncommitted: src\/b\.txt$/],
-  ['a new file named beyond ASCII, with a space', (d: string) => { mkdirSync(path.join(d, 'docs')); writeFileSync(path.join(d, 'docs', 'café notes.txt'), 'x'); }, /left uncommitted: docs\/café notes\.txt$/],
+  ['an edited tracked file', (d: string) => writeFileSync(path.join(d, 'a.txt'), 'changed\n'), /: 1 commit on top of [0-9a-f]{7}, the last made when it finished, of what it left uncommitted: "a\.txt"$/],
+  ['a new untracked file in a new folder', (d: string) => { mkdirSync(path.join(d, 'new')); writeFileSync(path.join(d, 'new', 'c.txt'), 'x'); }, /left uncommitted: "new\/c\.txt"$/],
+  ['a deleted file', (d: string) => rmSync(path.join(d, 'src', 'b.txt')), /left uncommitted: "src\/b\.txt"$/],
+  ['a new file named beyond ASCII, with a space', (d: string) => { mkdirSync(path.join(d, 'docs')); writeFileSync(path.join(d, 'docs', 'café notes.txt'), 'x'); }, /left uncommitted: "docs\/café notes\.txt"$/],
   ['a commit', (d: string) => { writeFileSync(path.join(d, 'a.txt'), 'committed\n'); git(d, 'commit', '-q', '-am', 'edit'); }, /: 1 commit on top of [0-9a-f]{7}$/],
 ] as const) {
   it(`a worktree with ${what} is kept, and the parent is told where and on which branch`, async () => {
@@ -97,15 +97,18 @@ it('when the leftovers cannot be committed (no git identity, say), the worktree 
   writeFileSync(path.join(wt.dir, 'a.txt'), 'changed\n');
   git(dir, 'config', 'user.useConfigOnly', 'true');
   git(dir, 'config', '--unset', 'user.email');
-  const saved = { HOME: process.env.HOME, EMAIL: process.env.EMAIL };
-  process.env.HOME = path.dirname(dir);   // no ~/.gitconfig to find an email in
-  delete process.env.EMAIL;
+  // No identity anywhere git looks: not in ~/.gitconfig, XDG's git/config or the system's
+  // file, nor in the variables (a CI machine may set any of them).
+  const saved = Object.fromEntries(Object.entries(process.env).filter(([k]) => k === 'HOME' || k === 'EMAIL' || k === 'XDG_CONFIG_HOME' || k.startsWith('GIT_')));
+  for (const k of Object.keys(saved)) delete process.env[k];
+  Object.assign(process.env, { HOME: path.dirname(dir), XDG_CONFIG_HOME: path.dirname(dir), GIT_CONFIG_NOSYSTEM: '1' });
   try {
     const report = await finishWorktree(wt);
-    expect(report).toMatch(/^Its changes are kept in the worktree .*, on branch agent-1: not committed, since git commit failed \(.+\): a\.txt$/);
+    expect(report).toMatch(/^Its changes are kept in the worktree .*, on branch agent-1: not committed, since git commit failed \(".+"\): "a\.txt"$/);
     expect(git(wt.dir, 'status', '--porcelain')).toBe('M  a.txt');
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const k of ['HOME', 'XDG_CONFIG_HOME', 'GIT_CONFIG_NOSYSTEM']) delete process.env[k];
+    Object.assign(process.env, saved);
   }
 });
 
