@@ -8,11 +8,11 @@
 // Not here: sending the prompt (agent.ts) or choosing the output style from flags
 // (chapter 4).
 
-import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost, PromptParts } from './types.ts';
+import { readWithin } from './linked-files.ts';
 //> 9 prompt-import-skills
 import { loadSkills, skillsSection } from './skills.ts';
 //<
@@ -44,7 +44,7 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     throw new Error(`unknown output style "${style}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);
   }
   const root = projectRoot(host.cwd);
-  const memory = (await readIfExists(path.join(root, MEMORY_FILE))) ?? '';
+  const memory = (await readWithin(path.join(root, MEMORY_FILE), { dir: root, name: 'the project' }, MEMORY_FILE, host.terminal)) ?? '';
   return {
     // The date is read here, once: a clock in the prompt would change its bytes every call.
     env: `Working directory: ${host.cwd}\nPlatform: ${host.platform}\nToday's date: ${new Date().toISOString().slice(0, 10)}`,
@@ -96,8 +96,11 @@ function projectRoot(cwd: string): string {
 async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   //> 3 claude-md-hierarchy
   //! hint: Read ~/.claude/CLAUDE.md (from host.home), then CLAUDE.md in each folder from the project root down to cwd.
-  //! hint: Skip files that do not exist; label each one with its path; most general first.
-  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];
+  //! hint: Skip files that do not exist; label each one with its path; most general first. Read each
+  //! hint: with readWithin (linked-files.ts), the user's within the home folder, the project's within root.
+  const home = { dir: host.home, name: 'the home folder' };
+  const project = { dir: root, name: 'the project' };
+  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];
   const folders: string[] = [];
   for (let dir = host.cwd; ; dir = path.dirname(dir)) {
     folders.unshift(dir);
@@ -105,11 +108,11 @@ async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   }
   for (const dir of folders) {
     const rel = path.relative(root, path.join(dir, 'CLAUDE.md')).split(path.sep).join('/');
-    files.push({ label: `${rel} (project)`, file: path.join(dir, 'CLAUDE.md') });
+    files.push({ label: `${rel} (project)`, file: path.join(dir, 'CLAUDE.md'), tree: project });
   }
   const found: string[] = [];
-  for (const { label, file } of files) {
-    const text = await readIfExists(file);
+  for (const { label, file, tree } of files) {
+    const text = await readWithin(file, tree, label, host.terminal);
     if (text !== undefined && text.trim() !== '') found.push(`## ${label}\n${text.trim()}`);   // an empty file says nothing
   }
   return found.join('\n\n');
@@ -142,13 +145,5 @@ function git(args: string[], cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
   });
-}
-
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 //<

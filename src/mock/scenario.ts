@@ -30,7 +30,7 @@ type Json = Record<string, unknown>;
 const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 /** Allowed fields, exported so a test can hold the editor schema to the same lists. */
 export const ROOT_FIELDS = [
-  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
+  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'links', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
 ];
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
@@ -274,7 +274,7 @@ export function parseScenario(text: string, file: string): Scenario {
       if (paths) relPath(k, at(k));
       string(val, at(k), paths ? 'the file content' : 'the value');
     }
-    if (paths) onDisk(Object.keys(o), path, at);
+    if (paths) onDisk(Object.keys(o), at);
   };
   /**
    * File paths that could not all be written as given: each must name a file (not end in
@@ -282,7 +282,7 @@ export function parseScenario(text: string, file: string): Scenario {
    * or two files on a case-insensitive disk (macOS and Windows by default), where the
    * second would silently overwrite the first.
    */
-  const onDisk = (keys: string[], path: string, at: (k: string) => string): void => {
+  const onDisk = (keys: string[], at: (k: string) => string): void => {
     const files = new Map<string, string>();   // folded path -> as written
     for (const k of keys) {
       if (k.includes('\0')) fail(at(k), 'contains a NUL byte: no file name can');
@@ -305,7 +305,7 @@ export function parseScenario(text: string, file: string): Scenario {
       const parts = f.split('/');
       for (let n = 1; n < parts.length; n++) {
         const above = files.get(parts.slice(0, n).join('/'));
-        if (above !== undefined) fail(at(k), `needs a folder ${JSON.stringify(above)}, but ${path}[${JSON.stringify(above)}] is a file: a path cannot be both`);
+        if (above !== undefined) fail(at(k), `needs a folder ${JSON.stringify(above)}, but ${at(above)} is a file: a path cannot be both`);
       }
     }
   };
@@ -330,6 +330,18 @@ export function parseScenario(text: string, file: string): Scenario {
   }
   if ('files' in root) stringMap(root.files, '$.files', 'workspace files: relative path → content', true);
   if ('home_files' in root) stringMap(root.home_files, '$.home_files', 'home folder files: relative path → content', true);
+  if ('links' in root) {
+    // Made beside the files: the paths follow the files' rules, and neither may need the other
+    // as a folder or name the same file.
+    const links = object(root.links, '$.links', 'workspace links: relative path → target');
+    const at = (k: string) => (k in links ? `$.links[${JSON.stringify(k)}]` : `$.files[${JSON.stringify(k)}]`);
+    for (const [k, target] of Object.entries(links)) {
+      relPath(k, at(k));
+      const to = nonEmpty(target, at(k), "the link's target, relative to its folder");
+      if (to.startsWith('/') || to.startsWith('\\') || /^[A-Za-z]:/.test(to)) fail(at(k), `"${to}" is an absolute target: write it relative to the link's folder (the run's folders are made anew each time)`);
+    }
+    onDisk([...Object.keys(isObj(root.files) ? root.files : {}), ...Object.keys(links)], at);
+  }
   if ('env' in root) stringMap(root.env, '$.env', 'environment variables: name → value', false);
   if ('argv' in root) {
     if (!Array.isArray(root.argv)) fail('$.argv', `expected an array of strings (command-line flags), got ${typeName(root.argv)}`);
@@ -350,7 +362,7 @@ export function parseScenario(text: string, file: string): Scenario {
     const cwd = nonEmpty(root.cwd, '$.cwd', 'the folder of the workspace the agent starts in');
     relPath(cwd, '$.cwd');
     if (cwd.endsWith('/') || cwd.endsWith('\\')) fail('$.cwd', `"${cwd}" ends with a slash: write the folder without it`);
-    onDisk([cwd], '$.cwd', () => '$.cwd');
+    onDisk([cwd], () => '$.cwd');
     const files = new Map(Object.keys(isObj(root.files) ? root.files : {}).map((k) => [fold(k), k]));
     const parts = fold(cwd).split('/');
     for (let n = 1; n <= parts.length; n++) {

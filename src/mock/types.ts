@@ -17,6 +17,10 @@ export interface Scenario {
   files?: Record<string, string>;
   /** Files in the fake home folder (user-level CLAUDE.md, .claude/agents/…). */
   home_files?: Record<string, string>;
+  /** Symbolic links to make in the workspace before the run: relative path → the link's target,
+   *  as `ln -s` takes it, relative to the link's folder (the home folder lies beside the
+   *  workspace: `../home/…` from its top). With "git": true they are in the first commit. */
+  links?: Record<string, string>;
   /** Environment variables the agent sees (e.g. CLAUDE_CODE_FORK_SUBAGENT). */
   env?: Record<string, string>;
   /** Command-line flags given to the agent (chapter 4 on). */

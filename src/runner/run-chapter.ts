@@ -3,7 +3,7 @@
 // and the verdict on each expectation. The CLI, the tests and the exercise checker
 // all go through here, so they can never disagree about what "passing" means.
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
@@ -99,7 +99,7 @@ export function writeTree(base: string, files: Record<string, string> | undefine
 
 /**
  * Lay out a scenario under a temp folder, for a scripted run and for --live and --repl:
- * `work/` with its files (a git repository holding them as its first commit when
+ * `work/` with its files and links (a git repository holding them as its first commit when
  * the scenario says `"git": true`) and `home/` with its home files.
  */
 export async function layOutScenario(temp: string, scenario: Scenario): Promise<{ work: string; home: string; cwd: string }> {
@@ -109,6 +109,10 @@ export async function layOutScenario(temp: string, scenario: Scenario): Promise<
   mkdirSync(home);
   writeTree(work, scenario.files);
   writeTree(home, scenario.home_files);
+  for (const [rel, target] of Object.entries(scenario.links ?? {})) {
+    mkdirSync(path.dirname(path.join(work, rel)), { recursive: true });
+    symlinkSync(target, path.join(work, rel));
+  }
   if (scenario.git) await makeRepository(work);
   return { work, home, cwd: agentCwd(work, scenario) };
 }

@@ -43,14 +43,14 @@ export const SHORTCUTS: readonly Shortcut[] = [
 
   // Chapter 3 · the system prompt
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: "the user's CLAUDE.md read last, after the project's",
-    find: "  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];", replace: '  const files: { label: string; file: string }[] = [];',
-    and: [['  const found: string[] = [];', "  files.push({ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') });\n  const found: string[] = [];"]],
+    find: "  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];", replace: '  const files: { label: string; file: string; tree: { dir: string; name: string } }[] = [];',
+    and: [['  const found: string[] = [];', "  files.push({ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home });\n  const found: string[] = [];"]],
     case: 'demo', fails: "each CLAUDE.md comes under its path, the most general first: the user's, then the project's" },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: 'the files are read, but not labelled with their paths',
     find: "if (text !== undefined && text.trim() !== '') found.push(`## ${label}\\n${text.trim()}`);", replace: "if (text !== undefined && text.trim() !== '') found.push(text.trim());",
     case: 'demo', fails: "each CLAUDE.md comes under its path, the most general first: the user's, then the project's" },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: "the user's CLAUDE.md skipped",
-    find: "  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];", replace: '  const files: { label: string; file: string }[] = [];',
+    find: "  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];", replace: '  const files: { label: string; file: string; tree: { dir: string; name: string } }[] = [];',
     case: 'demo', fails: 'the user-level CLAUDE.md (from the home folder) is in the system prompt' },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: 'only the CLAUDE.md of the folder the agent starts in',
     find: '  for (let dir = host.cwd; ; dir = path.dirname(dir)) {\n    folders.unshift(dir);\n    if (dir === root || dir === path.dirname(dir)) break;\n  }', replace: '  folders.push(host.cwd);',

@@ -8,11 +8,11 @@
 // Not here: sending the prompt (agent.ts) or choosing the output style from flags
 // (chapter 4).
 
-import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost, PromptParts } from './types.ts';
+import { readWithin } from './linked-files.ts';
 
 /** The fixed core: who the agent is and how it works. The same in every session. */
 const CORE = [
@@ -38,7 +38,7 @@ export async function gatherPromptParts(host: AgentHost, style = host.env.OUTPUT
     throw new Error(`unknown output style "${style}" (known: ${Object.keys(OUTPUT_STYLES).join(', ')})`);
   }
   const root = projectRoot(host.cwd);
-  const memory = (await readIfExists(path.join(root, MEMORY_FILE))) ?? '';
+  const memory = (await readWithin(path.join(root, MEMORY_FILE), { dir: root, name: 'the project' }, MEMORY_FILE, host.terminal)) ?? '';
   return {
     // The date is read here, once: a clock in the prompt would change its bytes every call.
     env: `Working directory: ${host.cwd}\nPlatform: ${host.platform}\nToday's date: ${new Date().toISOString().slice(0, 10)}`,
@@ -79,7 +79,9 @@ function projectRoot(cwd: string): string {
 
 /** The user's CLAUDE.md, then one per folder from the project root down to cwd. */
 async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
-  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];
+  const home = { dir: host.home, name: 'the home folder' };
+  const project = { dir: root, name: 'the project' };
+  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];
   const folders: string[] = [];
   for (let dir = host.cwd; ; dir = path.dirname(dir)) {
     folders.unshift(dir);
@@ -87,11 +89,11 @@ async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   }
   for (const dir of folders) {
     const rel = path.relative(root, path.join(dir, 'CLAUDE.md')).split(path.sep).join('/');
-    files.push({ label: `${rel} (project)`, file: path.join(dir, 'CLAUDE.md') });
+    files.push({ label: `${rel} (project)`, file: path.join(dir, 'CLAUDE.md'), tree: project });
   }
   const found: string[] = [];
-  for (const { label, file } of files) {
-    const text = await readIfExists(file);
+  for (const { label, file, tree } of files) {
+    const text = await readWithin(file, tree, label, host.terminal);
     if (text !== undefined && text.trim() !== '') found.push(`## ${label}\n${text.trim()}`);   // an empty file says nothing
   }
   return found.join('\n\n');
@@ -119,12 +121,4 @@ function git(args: string[], cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
   });
-}
-
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

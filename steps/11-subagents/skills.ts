@@ -27,9 +27,10 @@
 // as an isolated sub-agent), and the Skill tool with which Claude Code's model starts a
 // skill by itself (here only the user starts one; the model is told which exist).
 
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentHost, Skill } from './types.ts';
+import { readWithin } from './linked-files.ts';
 
 /** Frontmatter values: a string, or a list (`[a, b]`, or `- item` lines under an empty key). */
 export type Fields = Record<string, string | string[]>;
@@ -122,11 +123,11 @@ export function parseSkill(source: string, folder: string, shown: string): Skill
  */
 export async function loadSkills(host: AgentHost): Promise<Skill[]> {
   const places = [
-    { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills' },
-    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills' },
+    { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills', tree: { dir: host.home, name: 'the home folder' } },
+    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills', tree: { dir: host.cwd, name: 'the project' } },
   ];
   const skills: Skill[] = [];
-  for (const { dir, shown } of places) {
+  for (const { dir, shown, tree } of places) {
     let folders: string[];
     try {
       folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
@@ -135,12 +136,9 @@ export async function loadSkills(host: AgentHost): Promise<Skill[]> {
     }
     for (const folder of folders) {
       const file = `${shown}/${folder}/SKILL.md`;
-      let source: string;
-      try {
-        source = await readFile(path.join(dir, folder, 'SKILL.md'), 'utf8');
-      } catch {
-        continue;   // a folder without a SKILL.md is not a skill
-      }
+      // A folder without a SKILL.md is not a skill; one whose SKILL.md leads out of its tree is not read.
+      const source = await readWithin(path.join(dir, folder, 'SKILL.md'), tree, `skill ${file}`, host.terminal);
+      if (source === undefined) continue;
       try {
         const skill = parseSkill(source, folder, file);
         // Two folders of one place naming one skill: a mistake, said, and the first (by folder) kept.

@@ -30,10 +30,11 @@
 // note on the terminal, not the agent. A field neither knows is still reported like a typo.
 // Not here: agents passed on the command line (--agents).
 
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentFile, AgentHost, AgentType, PermissionMode, Permissions, Skill } from './types.ts';
 import { parseFrontmatter, type Fields } from './skills.ts';
+import { readWithin } from './linked-files.ts';
 import { MODEL_ALIASES } from './models.ts';
 import { AGENT_TOOL_NAME, BASE_TOOLS } from './tools.ts';
 
@@ -188,11 +189,11 @@ export function parseAgent(text: string): { name: string; type: AgentType; notes
  */
 export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
   const places = [
-    { dir: path.join(host.cwd, '.claude', 'agents'), shown: '.claude/agents' },
-    { dir: path.join(host.home, '.claude', 'agents'), shown: '~/.claude/agents' },
+    { dir: path.join(host.cwd, '.claude', 'agents'), shown: '.claude/agents', tree: { dir: host.cwd, name: 'the project' } },
+    { dir: path.join(host.home, '.claude', 'agents'), shown: '~/.claude/agents', tree: { dir: host.home, name: 'the home folder' } },
   ];
   const agents: AgentFile[] = [];
-  for (const { dir, shown } of places) {
+  for (const { dir, shown, tree } of places) {
     let names: string[];
     try {
       // Files (or links to them): a folder named like one is no agent file.
@@ -203,8 +204,11 @@ export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
     const here: AgentFile[] = [];
     for (const fileName of names) {
       const file = `${shown}/${fileName}`;
+      // A link that leads out of its tree is not read (linked-files.ts): it costs a line, and that agent.
+      const text = await readWithin(path.join(dir, fileName), tree, `agent ${file}`, host.terminal);
+      if (text === undefined) continue;
       try {
-        const { name, type, notes } = parseAgent(await readFile(path.join(dir, fileName), 'utf8'));
+        const { name, type, notes } = parseAgent(text);
         // Two files of one folder for one name: a mistake, said, and the first (by file name) kept.
         const twin = here.find((a) => a.name === name);
         if (twin) {
