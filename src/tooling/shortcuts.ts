@@ -42,6 +42,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'a missing file comes back as an is_error result, not a crash' },
 
   // Chapter 3 · the system prompt
+  { chapter: 3, todo: 'claude-md-hierarchy', shortcut: 'each CLAUDE.md read wherever its link leads',
+    find: '    const text = await readWithin(file, tree, label, host.terminal);', replace: "    const text = await (await import('node:fs/promises')).readFile(file, 'utf8').catch(() => undefined);",
+    case: 'linked', fails: 'one that leads out of the project is not read: nothing of the key reaches the model' },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: "the user's CLAUDE.md read last, after the project's",
     find: "  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];", replace: '  const files: { label: string; file: string; tree: { dir: string; name: string } }[] = [];',
     and: [['  const found: string[] = [];', "  files.push({ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home });\n  const found: string[] = [];"]],
