@@ -7,13 +7,13 @@
 
 import { afterAll, afterEach, describe, it, expect } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { makeProjectScratch } from './temp-guard.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { cleanupNow, makeTempDir, onExit, processesIn, release, removeWorktreesOf, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
+import { cleanupNow, makeTempDir, onExit, processesIn, release, removeFolder, removeWorktreesOf, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
 import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
@@ -411,6 +411,20 @@ describe('the registry', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+// One mkdir -p through a link makes a tree deeper than the path limit, and Node's recursive
+// rm gives up on it (ENAMETOOLONG): the run's folder would stay, with its link out.
+it.runIf(process.platform !== 'win32')('removeFolder removes a tree deeper than the system path limit', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-deep-'));
+  const segs = Array(14).fill('a'.repeat(200)).join('/');
+  mkdirSync(path.join(dir, 'A1', segs), { recursive: true });
+  symlinkSync(path.join('A1', segs), path.join(dir, 'j1'));
+  mkdirSync(path.join(dir, 'j1', 'B', segs), { recursive: true });
+  writeFileSync(path.join(dir, 'j1', 'B', segs, 'f.txt'), 'x');
+  expect(() => rmSync(dir, { recursive: true, force: true })).toThrow(/ENAMETOOLONG/);   // what removeFolder is for
+  removeFolder(dir);
+  expect(existsSync(dir)).toBe(false);
 });
 
 describe('removeWorktreesOf', () => {

@@ -130,27 +130,38 @@ function leaves(root: string, target: string): boolean {
  * Where a call on `p` really lands: its real path when it exists; for a file that does not
  * exist yet, the real path of its folder plus its name (that is where write_file would
  * create it); for a link that points at nothing yet, where the link points, since writing
- * through it creates its target. undefined: too many links, or a link that cannot be read.
+ * through it creates its target. undefined: too many links, a link that cannot be read, or a
+ * path that cannot be resolved for another reason (too long): the caller refuses it.
  */
 async function whereItLeads(p: string, hops = 0): Promise<string | undefined> {
   //> 6 where-it-leads
   if (hops > 40) return undefined;   // the kernel gives up on a loop of links too (ELOOP)
   try {
     return await realpath(p);
-  } catch {
-    // Does not resolve: it does not exist, or it is (or passes through) a dangling link.
+  } catch (err) {
+    // Does not resolve: it does not exist, or it is (or passes through) a dangling link. Any
+    // other failure leaves it unknown, so refused: a real path past PATH_MAX (ENAMETOOLONG)
+    // cannot be resolved, and the kernel still opens a short path that leads there.
+    if (!notThere(err)) return undefined;
   }
   const parent = path.dirname(p);
   if (parent === p) return p;
   const folder = await whereItLeads(parent, hops);
   if (folder === undefined) return undefined;
   const here = path.join(folder, path.basename(p));
-  const isLink = await lstat(here).then((s) => s.isSymbolicLink(), () => false);
+  const isLink = await lstat(here).then((s) => s.isSymbolicLink(), (err: unknown) => (notThere(err) ? false : undefined));
+  if (isLink === undefined) return undefined;
   if (!isLink) return here;   // nothing there yet: this is where it would be created
   // Joined as text, not resolved: the kernel reads "a/../b" in a link's target through a.
   const to = await readlink(here).catch(() => undefined);
   return to === undefined ? undefined : whereItLeads(path.isAbsolute(to) ? to : `${folder}${path.sep}${to}`, hops + 1);
   //<
+}
+
+/** The error of a path that is not there (yet): nothing else may be taken for "not there". */
+function notThere(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 function summarise(tool: string, input: Record<string, unknown>): string {

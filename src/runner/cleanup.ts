@@ -223,7 +223,7 @@ function removeWorktree(repo: string, dir: string): void {
     execFileSync('git', ['-C', repo, 'worktree', 'remove', '--force', dir], { stdio: 'ignore', env: gitEnv() });
     if (!existsSync(dir)) return;
   } catch { /* removed below */ }
-  try { rmSync(dir, { recursive: true, force: true }); } catch { /* nothing more to do */ }
+  removeFolder(dir);
   try { execFileSync('git', ['-C', repo, 'worktree', 'prune'], { stdio: 'ignore', env: gitEnv() }); } catch { /* not a repository any more */ }
 }
 
@@ -329,6 +329,21 @@ function lastProcessId(): number | undefined {
 }
 
 /**
+ * Remove a folder and everything in it; quietly, whatever is or is not there. Node's
+ * recursive rm walks by whole paths, and fails (ENAMETOOLONG) on a tree deeper than the
+ * system's path limit, which a shell command in the workspace can make in one mkdir -p
+ * through a link. rm(1) walks it folder by folder, so it is asked where Node gave up.
+ */
+export function removeFolder(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  } catch {
+    if (process.platform === 'win32') return;
+    try { execFileSync('rm', ['-rf', '--', dir], { stdio: 'ignore' }); } catch { /* nothing more to do */ }
+  }
+}
+
+/**
  * SIGKILL every process working inside `dir`, the deepest first: a shell then still reaps
  * the command it was waiting for, and this process reaps the shell (a process whose parent
  * has gone first becomes an orphan, and a zombie where nothing reaps orphans). Returns
@@ -425,9 +440,7 @@ function stopEverything(signal: NodeJS.Signals): void {
   if (registry.installed) stopDeepestFirst(markedProcesses());
   for (const repo of registry.repos) removeWorktreesOf(repo);
   for (const [dir, repo] of registry.worktrees) removeWorktree(repo, dir);
-  for (const p of registry.paths) {
-    try { rmSync(p, { recursive: true, force: true, maxRetries: 2 }); } catch { /* nothing more to do */ }
-  }
+  for (const p of registry.paths) removeFolder(p);
 }
 
 /**

@@ -3,10 +3,10 @@
 // and the verdict on each expectation. The CLI, the tests and the exercise checker
 // all go through here, so they can never disagree about what "passing" means.
 
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
-import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
+import { makeTempDir, release, removeFolder, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { makeRepository } from './git-repo.ts';
 import { loadFolder, placeInLoadedCode } from './load-folder.ts';
@@ -163,7 +163,7 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
     stopProcessesIn(tempDir);
     if (opts.scenario.git && !opts.keep) removeWorktreesOf(workspace, tempDir);
     releaseRepo();
-    if (!opts.keep) rmSync(tempDir, { recursive: true, force: true });
+    if (!opts.keep) removeFolder(tempDir);
     release(tempDir);
   }
 }

@@ -128,6 +128,9 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: '/clear starts a new conversation' },
 
   // Chapter 6 · permissions
+  { id: 'unresolvable-path-taken-for-new', chapter: 6, caughtBy: 'deep-link', file: 'permissions.ts',
+    find: "  return code === 'ENOENT' || code === 'ENOTDIR';", replace: '  return true;',
+    breaks: 'a path too long to resolve is refused, not taken for a file that is not there yet' },
   { id: 'git-folder-unguarded', chapter: 6, caughtBy: 'git-own', file: 'permissions.ts',
     find: "const guarded = kind === 'edit' && (await gitFolder(input, config.cwd));",
     replace: 'const guarded = false;',
