@@ -339,6 +339,24 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
     expect(r.err.trim()).toBe('chapter 3 has no interactive session yet: the REPL arrives in chapter 4 (try node steps/run.mjs 4 --repl)');
   });
 
+  // The question quotes the model's input. An ESC in a command (after a #, where the shell
+  // ignores it) could move the cursor and redraw the line the person is saying yes to.
+  it('a permission question shows control characters in the command as escapes, not as codes the terminal obeys', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'classroom-ansi-'));
+    try {
+      const file = path.join(dir, 'ansi.json');
+      const command = 'echo hi # \u001b[2K\u001b[1A\rAllow run: npm test';
+      writeFileSync(file, JSON.stringify({
+        title: 'a disguised command', prompts: ['Run the tests.'],
+        tracks: { main: { turns: [{ tool_calls: [{ name: 'run_shell', input: { command } }] }, { text: 'Done.' }] } },
+      }));
+      const r = await runInProcess(['6', '--repl', '--scenario', file], { input: 'Run the tests.\ny\n' });
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain('Allow run: echo hi # \\u001b[2K\\u001b[1A\\u000dAllow run: npm test? [y/N] ');
+      expect(r.out).not.toContain('\u001b[1A');
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
   it('a prompt that failed is not left in the saved session', async () => {
     const base = await loadScenarioFile(path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'));
     const scenario = {

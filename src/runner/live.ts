@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
+import { printable } from './transcript.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
 import { originOf, watchNetwork } from './wire.ts';
@@ -139,7 +140,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
         // a session saved there would point at a folder that no longer exists.
         terminal: { write: (t) => { process.stdout.write(o.keep ? t : t.replace(RESUME_HINT, '\n')); } },
         platform: process.platform,
-        ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${q.summary ?? q.tool}? [y/N] `)).trim()) }),
+        ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `)).trim()) }),
       });
     } catch (err) {
       failed = oneLine(err);

@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
+import { printable } from './transcript.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
 
@@ -94,7 +95,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         },
       },
       platform: SCRIPTED_PLATFORM,
-      ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await next(`Allow ${q.summary ?? q.tool}? [y/N] `))?.trim() ?? ''),
+      ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `))?.trim() ?? ''),
     });
   } finally {
     rl.close();

@@ -24,6 +24,15 @@ export interface AskedQuestion { tool: string; input: unknown; summary?: string;
 /** A control character (ESC begins a terminal's colour codes) or a bidi override: it would act on the terminal instead of showing. */
 const ACTS_ON_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
+/**
+ * Text as a terminal should show it, line breaks and tabs kept: every other control character
+ * and bidi override as a visible \uXXXX. A permission question quotes the model's input, and
+ * an ESC in it could move the cursor and redraw what the user is approving.
+ */
+export function printable(text: string): string {
+  return text.replace(ACTS_ON_TERMINAL, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 function flat(text: string, max: number): string {
   const one = text.replace(/\s+/g, ' ').trim().replace(ACTS_ON_TERMINAL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;

@@ -77,9 +77,12 @@ const host: AgentHost = {
   platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
+  // The question quotes the model's input: a control character in it (an ESC that moves the
+  // cursor and redraws the line) or a bidi override would change what the user sees approving.
   ...(rl && {
     ask: async (question) => {
-      const answer = await readLine(chalk.yellow(`\nAllow ${question.summary}? [y/N] `));
+      const shown = question.summary.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const answer = await readLine(chalk.yellow(`\nAllow ${shown}? [y/N] `));
       return /^y(es)?$/i.test(answer?.trim() ?? '');
     },
   }),
