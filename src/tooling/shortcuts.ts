@@ -29,6 +29,12 @@ export interface Shortcut {
 }
 
 export const SHORTCUTS: readonly Shortcut[] = [
+  // Chapter 1 · the agent loop
+  { chapter: 1, todo: 'answer-tools', shortcut: 'only the first tool call of a turn is run and answered',
+    find: '    for (const call of calls) {\n      config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\\n`);\n      results.push(await runTool(call, config));\n    }',
+    replace: '    const call = calls[0]!;\n    config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\\n`);\n    results.push(await runTool(call, config));',
+    case: 'two-calls', fails: "and the second call's, in the same request" },
+
   // Chapter 2 · tools
   { chapter: 2, todo: 'run-tool-errors', shortcut: 'a tool it was not offered is answered, but not flagged is_error',
     find: 'if (!tool) throw new Error(`no tool named ${call.name} is available here`);',
@@ -64,6 +70,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: 'the folders read from the agent\'s up to the root, the most specific first',
     find: '    folders.unshift(dir);', replace: '    folders.push(dir);',
     case: 'subfolder', fails: "every CLAUDE.md from the project root down to the agent's folder is read, each under its path from the root, the most general first" },
+  { chapter: 3, todo: 'git-snapshot', shortcut: 'a clean tree left as an empty status, a detached HEAD as an empty branch',
+    find: "  return `Current branch: ${branch || '(detached HEAD)'}\\nStatus:\\n${status || '(clean)'}`;", replace: "  return `Current branch: ${branch}\\nStatus:\\n${status ?? ''}`;",
+    case: 'linked', fails: 'a clean working tree is said to be clean, not left blank' },
   { chapter: 3, todo: 'git-snapshot', shortcut: 'the branch only, no status',
     find: "  return `Current branch: ${branch || '(detached HEAD)'}\\nStatus:\\n${status || '(clean)'}`;", replace: '  return `Current branch: ${branch}`;',
     case: 'git', fails: 'the short status is in the system prompt' },
@@ -107,11 +116,17 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 4, todo: 'load-session', shortcut: 'any JSON file is taken for a session',
     find: "if (!roles || typeof data.id !== 'string') throw", replace: 'if (false) throw',
     case: 'not-session', fails: 'a clear one-line error names the file' },
+  { chapter: 4, todo: 'load-session', shortcut: 'only the messages array is checked: a file with no id is resumed, and overwritten',
+    find: "if (!roles || typeof data.id !== 'string') throw", replace: 'if (!Array.isArray(data?.messages)) throw',
+    case: 'not-session', fails: 'the file is not overwritten' },
   { chapter: 4, todo: 'load-session', shortcut: "JSON.parse's own error is passed on, without the file's name",
     find: "    throw new Error(`cannot resume: ${shown} is not valid JSON (${(err as Error).message}); the file was left as it is`);", replace: '    throw err;',
     case: 'corrupt', fails: 'a clear one-line error names the file and the problem' },
 
   // Chapter 5 · streaming
+  { chapter: 5, todo: 'stream-message', shortcut: 'the text so far written at each delta, not the new piece',
+    find: "stream.on('text', (delta) => terminal.write(delta));", replace: "stream.on('text', (_delta, snapshot) => terminal.write(snapshot));",
+    case: 'demo', fails: 'the streamed text reaches the terminal, each piece once' },
   { chapter: 5, todo: 'stream-message', shortcut: 'the text is printed once the message is complete, not as it streams',
     find: "  stream.on('text', (delta) => terminal.write(delta));",
     replace: "  const m = await stream.finalMessage(); for (const b of m.content) if (b.type === 'text') terminal.write(`${b.text}\\n`); return m;",
@@ -124,6 +139,10 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'a text block ends its line: the tool call after it starts a line of its own, with no blank line between' },
 
   // Chapter 6 · permissions
+  { chapter: 6, todo: 'decide', shortcut: "in acceptEdits an edit in git's own folder refused outright, never asked",
+    find: "  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };",
+    replace: "  if (mode === 'acceptEdits' && kind === 'edit') return guarded ? { allow: false, reason: `${String(input.path)} is in git's own folder: an edit there is never approved in advance` } : { allow: true };",
+    case: 'accept-edits', fails: "an edit in git's own folder is asked, not refused: the yes lets it through" },
   { chapter: 6, todo: 'decide', shortcut: 'plan mode refuses edits, but lets the shell ask',
     find: "  if (mode === 'plan') return", replace: "  if (mode === 'plan' && kind === 'edit') return",
     case: 'plan', fails: 'a shell command is refused in plan mode too, without asking' },
@@ -132,7 +151,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'bypass', fails: 'git push --force is refused even in bypass mode' },
   { chapter: 6, todo: 'decide', shortcut: 'acceptEdits allows the shell too',
     find: "  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };", replace: "  if (mode === 'acceptEdits' && !guarded) return { allow: true };",
-    case: 'accept-edits', fails: "the scenario's answer for run_shell (allow: true) was never asked for" },
+    case: 'accept-edits', fails: 'the agent asked permission for write_file, but the next scripted answer is for run_shell' },
   { chapter: 6, todo: 'decide', shortcut: "the user's no is refused without saying so",
     find: "'the user denied this call. Ask them what to do instead, or try another way'", replace: "'not allowed'",
     case: 'demo', fails: 'the command the user refused came back as an error saying so' },
@@ -184,6 +203,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'the ledger adds up what the API reported, field by field' },
 
   // Chapter 9 · skills
+  { chapter: 9, todo: 'parse-frontmatter', shortcut: 'lines split on \\n only: a file with Windows line ends (CRLF) is refused',
+    find: '  const lines = text.split(/\\r?\\n/);', replace: "  const lines = text.split('\\n');",
+    case: 'templates', fails: 'a SKILL.md saved with Windows line ends (CRLF) reads the same' },
   { chapter: 9, todo: 'parse-frontmatter', shortcut: 'every SKILL.md is assumed to start with frontmatter',
     find: "  if (lines[0]?.trim() !== '---') return { fields: {}, body: text };", replace: '',
     case: 'templates', fails: 'a SKILL.md without frontmatter is a skill: its first line describes it' },
@@ -253,6 +275,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'exit', fails: 'a plan the user turns down keeps plan mode on, and the model is told' },
 
   // Chapter 11 · sub-agents (test/classroom.test.ts checks three more through the command line)
+  { chapter: 11, todo: 'run-subagent', shortcut: "the usage line counts only the sub-agent's uncached input",
+    find: '${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ', replace: '${config.ledger.input} input / ',
+    case: 'cache-ledger', fails: "the sub-agent's usage line counts all its input, cached or not" },
   { chapter: 11, todo: 'run-subagent', shortcut: 'DISABLE_PROMPT_CACHING not passed on to the sub-agent',
     find: '    promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session\n', replace: '',
     case: 'no-cache', fails: 'the sub-agent writes nothing to the cache' },
