@@ -124,6 +124,10 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'corrupt', fails: 'a clear one-line error names the file and the problem' },
 
   // Chapter 5 · streaming
+  { chapter: 5, todo: 'stream-message', shortcut: 'a newline after every message, not after each text block',
+    find: "  stream.on('contentBlock', (block) => {                   // content_block_stop: the block is whole\n    if (block.type === 'text') terminal.write('\\n');\n  });\n",
+    replace: "  void stream.finalMessage().then(() => terminal.write('\\n'));\n",
+    case: 'demo', fails: 'an answer with no text prints no empty line: its tool call follows the one before directly' },
   { chapter: 5, todo: 'stream-message', shortcut: 'the text so far written at each delta, not the new piece',
     find: "stream.on('text', (delta) => terminal.write(delta));", replace: "stream.on('text', (_delta, snapshot) => terminal.write(snapshot));",
     case: 'demo', fails: 'the streamed text reaches the terminal, each piece once' },
