@@ -487,6 +487,8 @@ describe.concurrent('npm run mock', () => {
       ['package.json/events.jsonl', `--log package.json/events.jsonl: ${path.join(ROOT, 'package.json')} is not a folder`],
       // Where nobody may write, root included (a permission check alone lets root through).
       ...(process.platform === 'linux' ? [['/sys/events.jsonl', '--log /sys/events.jsonl: cannot make a file in /sys']] : []),
+      // A named pipe would hold the open until a reader came, Ctrl-C included.
+      ...(existsSync('/dev/null') ? [['/dev/null', '--log /dev/null: not a regular file (a pipe, a device)']] : []),
     ]) {
       const r = await runInProcess(['mock', demo, '--log', log!]);
       expect(r.code).toBe(2);

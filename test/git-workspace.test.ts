@@ -162,3 +162,18 @@ it('a repository made again from the same files is the one git made: the same by
   expect(git(other, 'rev-parse', 'HEAD')).not.toBe(git(first, 'rev-parse', 'HEAD'));
   expect(git(other, 'show', 'HEAD:a.txt')).toBe('two\n');
 });
+
+// A shell command can leave a named pipe where a file expectation looks: reading it would
+// wait for a writer that never comes, and the check (and the run) with it.
+it.runIf(process.platform !== 'win32')('a file expectation on a named pipe says so instead of waiting on it', async () => {
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell('mkfifo pipe.txt && echo made')] }, { text: 'done' }] } },
+    expect: [{ name: 'pipe', file: { path: 'pipe.txt', includes: 'x' } }, { name: 'gone', file: { path: 'pipe.txt', exists: false } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['pipe', false, 'pipe.txt is a pipe or a device, not a file'],
+    ['gone', false, 'pipe.txt exists but should not'],
+  ]);
+});

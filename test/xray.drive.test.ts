@@ -84,6 +84,7 @@ const userEnv = {
   CLAUDE_CONFIG_DIR: '/root/.claude',
   CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS: '99',
   AWS_SECRET_ACCESS_KEY: 'aws-secret',
+  SUBAGENTS_RUNNER: '4242',
 };
 
 describe('the child environment', () => {
@@ -98,6 +99,8 @@ describe('the child environment', () => {
     const claude = Object.keys(env).filter((k) => k.startsWith('CLAUDE_')).sort();
     expect(claude).toEqual(['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'CLAUDE_CODE_FORK_SUBAGENT']);
     expect(env.AWS_SECRET_ACCESS_KEY).toBeUndefined();
+    // The runner's mark goes through: what the client leaves running is found and stopped at exit.
+    expect(env.SUBAGENTS_RUNNER).toBe('4242');
     expect(JSON.stringify(env)).not.toContain('secret');
   });
 });

@@ -77,6 +77,8 @@ function whyNotWritable(file: string): string | undefined {
   }
   const existed = existsSync(file);
   if (existed && statSync(file).isDirectory()) return 'a folder, not a file';
+  // A named pipe would hold the open below until something read it, Ctrl-C included.
+  if (existed && !statSync(file).isFile()) return 'not a regular file (a pipe, a device)';
   try {
     closeSync(openSync(file, 'a'));
   } catch {

@@ -337,8 +337,22 @@ export function parseScenario(text: string, file: string): Scenario {
     const at = (k: string) => (k in links ? `$.links[${JSON.stringify(k)}]` : `$.files[${JSON.stringify(k)}]`);
     for (const [k, target] of Object.entries(links)) {
       relPath(k, at(k));
+      // A .git link would send the run's git (its first commit, chapter 16's worktrees) into
+      // another repository on the machine.
+      if (k.split(/[\\/]/).some((name) => fold(name) === '.git')) fail(at(k), 'names a .git: a link there would lead git to another repository');
       const to = nonEmpty(target, at(k), "the link's target, relative to its folder");
       if (to.startsWith('/') || to.startsWith('\\') || /^[A-Za-z]:/.test(to)) fail(at(k), `"${to}" is an absolute target: write it relative to the link's folder (the run's folders are made anew each time)`);
+      // Where it leads, worked out on paper from the run's folder, which holds work/ and home/: it
+      // must stay in one of them. On paper is where it really leads only if ".." comes first
+      // (after a name, it would climb out of that name if it is a linked folder).
+      const parts = to.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+      const named = parts.findIndex((p) => p !== '..');
+      if (named >= 0 && parts.slice(named).includes('..')) fail(at(k), `"${to}" has a ".." after a name: put every ".." at the start`);
+      const from = ['work', ...k.split(/[\\/]/).slice(0, -1)];
+      const depth = from.length - (named >= 0 ? named : parts.length);   // 0: the run's folder itself
+      if (depth < 0 || (depth === 0 && !['work', 'home'].includes(parts[named] ?? ''))) {
+        fail(at(k), `"${to}" leads out of the workspace and the home folder: a link may lead only into them (the home folder is ../home from the workspace's top)`);
+      }
     }
     onDisk([...Object.keys(isObj(root.files) ? root.files : {}), ...Object.keys(links)], at);
   }
@@ -364,10 +378,14 @@ export function parseScenario(text: string, file: string): Scenario {
     if (cwd.endsWith('/') || cwd.endsWith('\\')) fail('$.cwd', `"${cwd}" ends with a slash: write the folder without it`);
     onDisk([cwd], () => '$.cwd');
     const files = new Map(Object.keys(isObj(root.files) ? root.files : {}).map((k) => [fold(k), k]));
+    const links = new Map(Object.keys(isObj(root.links) ? root.links : {}).map((k) => [fold(k), k]));
     const parts = fold(cwd).split('/');
     for (let n = 1; n <= parts.length; n++) {
       const file = files.get(parts.slice(0, n).join('/'));
       if (file !== undefined) fail('$.cwd', `"${cwd}" needs a folder "${file}", but $.files["${file}"] is a file`);
+      // The runner makes the folder: through a link, it would make it wherever the link leads.
+      const link = links.get(parts.slice(0, n).join('/'));
+      if (link !== undefined) fail('$.cwd', `"${cwd}" passes through $.links["${link}"]: the agent's folder must be a real folder of the workspace`);
     }
   }
 

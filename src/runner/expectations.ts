@@ -3,13 +3,16 @@
 // Nothing here reads the scenario's scripted turns: an expectation that could be
 // satisfied by the script alone would test nothing.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
 import { checkForkCosts, checkForkPrefix, checkOwnForkPrefix, modelOf } from './fork-checks.ts';
 import { weighUsage } from '../mock/index.ts';
 import { branchesOf, fileInBranch, worktreesOf } from './git-repo.ts';
 
+
+/** The most a `file` expectation reads (32 MiB, the mock's own cap on a request). */
+const MAX_CHECKED_FILE = 32 * 1024 * 1024;
 export interface ExpectationResult {
   name: string;
   ok: boolean;
@@ -204,10 +207,18 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   if ('file' in exp) {
     const f = exp.file;
     let content: string | undefined;
-    let folder = false;
-    try { content = readFileSync(path.join(seen.workspace, f.path), 'utf8'); } catch (err) { folder = (err as NodeJS.ErrnoException).code === 'EISDIR'; }
-    if (f.exists === false) return content === undefined ? true : `${f.path} exists but should not`;
-    if (content === undefined) return folder ? `${f.path} is a folder, not a file` : `${f.path} does not exist`;
+    let other: string | undefined;   // what is there instead of a file
+    // Looked at before it is read: a shell command can leave a named pipe there (mkfifo), or a
+    // link to /dev/zero, and reading either would hold the check, and the run, for good.
+    try {
+      const st = statSync(path.join(seen.workspace, f.path));
+      if (st.isDirectory()) other = 'a folder, not a file';
+      else if (!st.isFile()) other = 'a pipe or a device, not a file';
+      else if (st.size > MAX_CHECKED_FILE) other = `${st.size} bytes long: more than a check reads (32 MiB)`;
+      else content = readFileSync(path.join(seen.workspace, f.path), 'utf8');
+    } catch { /* not there */ }
+    if (f.exists === false) return content === undefined && other === undefined ? true : `${f.path} exists but should not`;
+    if (content === undefined) return other ? `${f.path} is ${other}` : `${f.path} does not exist`;
     if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;
     if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${f.includes}": "${short(content)}"`;
     return true;

@@ -103,6 +103,8 @@ export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = 
       });
     });
   } finally {
+    // The timeout above kills the client, not what it started (a child still in this folder).
+    stopProcessesIn(home);
     rmSync(home, { recursive: true, force: true });
     release(home);
   }
@@ -113,7 +115,10 @@ export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = 
  * print (PATH, locale, terminal, time zone, who the user is), nothing that configures
  * Claude Code or points it anywhere. Everything else is set here or by the case.
  */
-export const ENV_ALLOW = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'SYSTEMROOT', 'COMSPEC', 'PATHEXT'] as const;
+export const ENV_ALLOW = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TERM', 'TZ', 'USER', 'LOGNAME', 'SHELL', 'SYSTEMROOT', 'COMSPEC', 'PATHEXT',
+  // The runner's mark (src/runner/cleanup.ts): whatever the client starts carries it, so a
+  // process that left its group and its folder (`cd / && setsid sleep …`) still goes at exit.
+  'SUBAGENTS_RUNNER'] as const;
 
 /** What every case sets: the mock as the API, a dummy key, and no traffic beyond the model calls. */
 export const XRAY_ENV = {
