@@ -177,3 +177,13 @@ it.runIf(process.platform !== 'win32')('a file expectation on a named pipe says 
     ['gone', false, 'pipe.txt exists but should not'],
   ]);
 });
+
+// The loader refuses a scenario that names a .git (file or link); should one be there all
+// the same, git must not be pointed through it at another repository.
+it('makeRepository refuses a workspace that already has a .git of any kind', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'git-has-dotgit-'));
+  made.push(dir);
+  writeTree(dir, { '.git': 'gitdir: /somewhere/else/.git\n', 'a.txt': 'one\n' });
+  await expect(makeRepository(dir)).rejects.toThrow(/already has a \.git/);
+  expect(readFileSync(path.join(dir, '.git'), 'utf8')).toBe('gitdir: /somewhere/else/.git\n');
+});

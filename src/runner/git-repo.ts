@@ -15,7 +15,7 @@
 
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, lstat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { readGitFolder, workspaceKey, writeGitFolder, type GitFolder } from './repo-copy.ts';
@@ -83,6 +83,10 @@ const MAX_KEPT = 32;
  * that, the same repository written again by repo-copy.ts.
  */
 export async function makeRepository(dir: string, first: FirstCommit = SCENARIO_FIRST_COMMIT): Promise<void> {
+  // Whatever is already at .git (a link, a "gitdir:" file) would send git into another
+  // repository: the scenario loader refuses one, and this is the second line.
+  const there = await lstat(path.join(dir, '.git')).then(() => true, () => false);
+  if (there) throw new Error(`${dir} already has a .git: the repository is the runner's to make`);
   const key = workspaceKey(dir, JSON.stringify(first));
   const kept = key === undefined ? undefined : made.get(key);
   if (kept && writeGitFolder(dir, kept)) return;
