@@ -9,7 +9,7 @@ import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
 import { countTokens } from '../src/mock/index.ts';
-import { MAX_REQUEST_BYTES } from '../src/mock/server.ts';
+import { MAX_NESTING, MAX_REQUEST_BYTES } from '../src/mock/server.ts';
 import { client } from '../src/mock/testkit.ts';
 import { useMocks } from './use-mocks.ts';
 
@@ -203,6 +203,19 @@ describe('headers, paths and models', () => {
     // A body of exactly the limit is read as usual: here refused for its missing key.
     const fits = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: padded(MAX_REQUEST_BYTES) });
     expect(fits.status).toBe(401);
+  });
+
+  it('400 for a body nested deeper than any request: no stack overflow, no turn used', async () => {
+    const m = await mock({ main: { turns: [{ text: 'first turn' }] } });
+    // Written as text: JSON.stringify itself would overflow on such a value.
+    const deep = JSON.stringify(ask()).replace(/}$/, `,"metadata":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+    const r = await fetch(`${m.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, body: deep });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: `There was an issue with the format of your request: the body is nested more than ${MAX_NESTING} levels deep` } });
+    expect(m.failures).toEqual([]);
+    // The scenario's first turn is still there for the next request.
+    const next = await client(m).messages.create(ask());
+    expect(next.content).toEqual([{ type: 'text', text: 'first turn' }]);
   });
 
   it('404 not_found_error for a model that is not claude-*', async () => {

@@ -64,6 +64,21 @@ export const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
+/** How deep a request body may nest (objects and arrays): far beyond any real request. */
+export const MAX_NESTING = 128;
+
+/** Is `value` nested more than `max` levels deep? Walked without recursion, so any depth can be asked about. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 const DEFAULT_MESSAGES: Record<number, string> = {
   400: 'Invalid request.',
   401: 'invalid x-api-key',
@@ -429,6 +444,13 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     if (!parsed) {
       log(requestEvent(s, arrival, path, body, null, null));
       reject(res, s, rid, null, null, 400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not a JSON object');
+      return;
+    }
+    // Every check below walks the body by recursion (as does the log): a body nested many
+    // thousands of levels deep would overflow the stack and take a turn with it.
+    if (nestedDeeperThan(body, MAX_NESTING)) {
+      log(requestEvent(s, arrival, path, {}, null, null));
+      reject(res, s, rid, null, null, 400, 'invalid_request_error', `There was an issue with the format of your request: the body is nested more than ${MAX_NESTING} levels deep`);
       return;
     }
     const problem = validateRequest(body, { countTokens: isCount, betas: betasOf(req.headers['anthropic-beta']) });
