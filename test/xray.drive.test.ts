@@ -24,7 +24,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  * It asks with node:http rather than fetch, and starts git without a shell: each client is
  * a process of its own, and fetch's loading alone costs about 40 ms of CPU in each.
  */
-function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent', tell?: string): string {
+function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent', tell?: string, first?: string): string {
   const file = path.join(scratch, name);
   // 'reject': a request a real API refuses (a system turn without its beta), as a client
   // the mock was not calibrated for would send. `tell`: a file outside the run where the
@@ -35,6 +35,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
 ${mode === 'silent' ? "console.log('done'); process.exit(0);" : ''}
+${first ? `execFileSync('sh', ['-c', ${JSON.stringify(first)}], { stdio: 'ignore' });` : ''}
 const prompt = argv[argv.indexOf('-p') + 1];
 let head = '';
 try { head = execFileSync('git', ['log', '--format=%s'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch {}
@@ -108,6 +109,19 @@ describe('the child environment', () => {
 // The tests spawn clients and wait for them, each with its own files: they run side by side,
 // except the one that times a client out (its deadline must not be spent waiting for a core).
 describe.concurrent('driving a client', () => {
+  // Claude Code puts its worktrees inside the workspace; a client told otherwise (or a later
+  // release) may put one anywhere, and only the repository knows it is there.
+  it('a worktree the client made outside the temp folder is removed at the end too', async () => {
+    const away = mkdtempSync(path.join(tmpdir(), 'xray-worktree-away-'));
+    try {
+      const bin = fakeClaude('claude-worktree', 'report', undefined, `git worktree add -q -b away ${path.join(away, 'wt')}`);
+      const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: userEnv, timeoutMs: 30_000 });
+      expect(r.exitCode).toBe(0);
+      expect(existsSync(path.join(away, 'wt'))).toBe(false);
+      expect(existsSync(r.tempDir)).toBe(false);
+    } finally { rmSync(away, { recursive: true, force: true }); }
+  });
+
   it('runs it in a temp git workspace and HOME, with the clean environment, and removes both', async () => {
     const bin = fakeClaude('claude-report', 'report');
     const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: userEnv, timeoutMs: 30_000 });

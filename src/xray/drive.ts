@@ -11,7 +11,7 @@ import { rmSync, statSync, accessSync, constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
-import { makeTempDir, release, stopProcessesIn, trackChild } from '../runner/cleanup.ts';
+import { makeTempDir, release, removeFolder, removeWorktreesOf, stopProcessesIn, trackChild, trackWorktreesOf } from '../runner/cleanup.ts';
 import { checkExpectations, type ExpectationResult } from '../runner/expectations.ts';
 import { ROOT, loadScenarioFile } from '../runner/scenarios.ts';
 import { writeTree } from '../runner/run-chapter.ts';
@@ -248,6 +248,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
   let exitCode: number | null = null;
   let timedOut = false;
   const problems: string[] = [];
+  let releaseRepo = (): void => {};
   try {
     try {
       await mkdir(work);
@@ -257,6 +258,8 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       mock = await startMock({ scenario });
       const env = childEnv(o.parentEnv ?? process.env, { mockUrl: mock.url, home, tmp, caseEnv: scenario.env });
       await gitWorkspace(work, scenario.files);
+      // A worktree the client makes is removed at the end wherever git put it, as a chapter's are.
+      releaseRepo = trackWorktreesOf(work);
       const args = ['-p', scenario.prompts[0]!, '--permission-mode', 'acceptEdits', ...(scenario.argv ?? [])];
       // Its own process group, so a timeout or a Ctrl-C takes whatever it started along with it.
       const child = spawn(o.bin, args, { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -307,7 +310,11 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       scenario: scenarioName, problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
     };
   } finally {
-    if (!o.keep) rmSync(tempDir, { recursive: true, force: true });
+    if (!o.keep) {
+      removeWorktreesOf(work, tempDir);
+      removeFolder(tempDir);
+    }
+    releaseRepo();
     release(tempDir);
   }
 }
