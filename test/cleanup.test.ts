@@ -206,6 +206,34 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     }
   }, 60_000);
 
+  // The watchdog ends the process group, but a shell command can leave it (setsid) and the
+  // temp folder (cd /): only the runner's mark in its environment still ties it to the run.
+  it.runIf(linux && existsSync('/usr/bin/setsid'))('a loop that never yields, after a shell command that left the process group: the watchdog stops that command too', async () => {
+    const dir = makeProjectScratch(ROOT, 'loop-setsid-');
+    const scenario = path.join(scratch, 'setsid-then-loop.json');
+    const tag = `sleep ${170 + (process.pid % 20)}`;
+    writeFileSync(scenario, JSON.stringify({
+      title: 'a command that leaves the group, then a loop', prompts: ['go'],
+      tracks: { main: { turns: [{ tool_calls: [{ name: 'run_shell', input: { command: `cd / && (setsid ${tag} > /dev/null 2>&1 &) ; echo started` } }] }, { text: 'done' }] } },
+    }));
+    const running = () => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
+      try { return readFileSync(`/proc/${n}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() === tag; } catch { return false; }
+    });
+    try {
+      cpSync(path.join(ROOT, 'steps', '02-tools'), dir, { recursive: true });
+      const agent = path.join(dir, 'agent.ts');
+      const loop = 'const nobody = new Int32Array(new SharedArrayBuffer(4));\n    while (Date.now() > 0) { Atomics.wait(nobody, 0, 0, 50); }';
+      writeFileSync(agent, readFileSync(agent, 'utf8').replace("    messages.push({ role: 'user', content: results });", `    messages.push({ role: 'user', content: results });\n    ${loop}`));
+      const r = await runIsolated(['2', '--check', path.relative(ROOT, dir), '--scenario', scenario], undefined, { SUBAGENTS_STALL_MS: '1000' });
+      expect(r.signal).toBe('SIGKILL');
+      expect(r.left).toEqual([]);
+      expect(running()).toEqual([]);
+    } finally {
+      for (const pid of running()) process.kill(Number(pid), 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   // The runner's own crash handler (installExitHandlers, from the bundle run.mjs loads), in a
   // process whose stderr fails every write the way a closed pipe does: the failure arrives
   // later, as an 'error' event nobody listens to, so it is itself an uncaught exception. The

@@ -6,8 +6,9 @@
 // So while a guarded run is in progress in a command-line process, a worker thread watches
 // the main thread's heartbeat (a counter it bumps a few times a second, in shared memory).
 // When the heartbeat has stood still for STALL_MS, the worker says so on stderr, naming the
-// scenario, removes the run's temp folders, writes the run's last words to stdout if it was
-// given some (`--check --json`: the report so far), and ends the process: with SIGKILL, the only
+// scenario, kills what the run started that carries the runner's mark (a shell command that
+// left the process group), removes the run's temp folders, writes the run's last words to
+// stdout if it was given some (`--check --json`: the report so far), and ends the process: with SIGKILL, the only
 // signal a thread that never yields cannot hold off (its process group with it, when the
 // runner leads one, as it does started from a shell, so that its shell commands go too).
 // Exit status 137, as a shell reports SIGKILL.
@@ -24,7 +25,22 @@ const STALL_MS = Number(process.env.SUBAGENTS_STALL_MS) > 0 ? Number(process.env
 // Plain JavaScript, evaluated in the worker: it must not need the runner's modules.
 const DOG = `
 const { workerData, parentPort } = require('node:worker_threads');
-const { rmSync, readFileSync, writeSync } = require('node:fs');
+const { readdirSync, rmSync, readFileSync, writeSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+// A folder removed whole; rm(1) where Node gives up (a tree deeper than the path limit).
+const remove = (p) => { try { rmSync(p, { recursive: true, force: true }); } catch { try { execFileSync('rm', ['-rf', '--', p], { stdio: 'ignore' }); } catch {} } };
+// Processes that carry the runner's mark (cleanup.ts): one that left the process group
+// (setsid) and the temp folder still has it in its environment (Linux: /proc/PID/environ).
+const marked = () => {
+  if (!workerData.mark) return [];
+  const mark = Buffer.from(workerData.mark + '\\0');
+  const pids = [];
+  for (const name of (() => { try { return readdirSync('/proc'); } catch { return []; } })()) {
+    if (!/^\\d+$/.test(name) || Number(name) === process.pid) continue;
+    try { const env = readFileSync('/proc/' + name + '/environ'); const at = env.indexOf(mark); if (at === 0 || (at > 0 && env[at - 1] === 0)) pids.push(Number(name)); } catch {}
+  }
+  return pids;
+};
 const shared = new Int32Array(workerData.shared);   // [heartbeat, armed]
 let job = { label: '', paths: [] };
 parentPort.on('message', (m) => { job = m; });
@@ -36,7 +52,8 @@ setInterval(() => {
   if (Date.now() - since < workerData.stallMs) return;
   writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\\n');
   if (job.lastWords) { try { writeSync(1, job.lastWords); } catch {} }
-  for (const p of job.paths) { try { rmSync(p, { recursive: true, force: true }); } catch {} }
+  for (const pid of marked()) { try { process.kill(pid, 'SIGKILL'); } catch {} }
+  for (const p of job.paths) remove(p);
   let leader = false;
   try { const stat = readFileSync('/proc/self/stat', 'utf8'); leader = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === process.pid; } catch {}
   try { process.kill(leader ? -process.pid : process.pid, 'SIGKILL'); } catch { process.kill(process.pid, 'SIGKILL'); }
@@ -52,7 +69,8 @@ let dog: { worker: Worker; shared: Int32Array } | undefined;
 export function watchRun(label: string, paths: string[], lastWords?: string): () => void {
   if (!dog) {
     const shared = new Int32Array(new SharedArrayBuffer(8));
-    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS } });
+    const mark = process.env.SUBAGENTS_RUNNER === String(process.pid) ? `SUBAGENTS_RUNNER=${process.pid}` : undefined;
+    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, mark } });
     worker.unref();
     setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
     dog = { worker, shared };
