@@ -123,6 +123,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     ['a link leading to the folder that holds the workspace', (s) => (s.links = { 'a/up': '../..' }),
       `${F}: $.links["a/up"]: "../.." leads out of the workspace and the home folder: a link may lead only into them (the home folder is ../home from the workspace's top)`],
     ['a link climbing after a name', (s) => (s.links = { 'k': 'home/../../x' }), `${F}: $.links["k"]: "home/../../x" has a ".." after a name: put every ".." at the start`],
+    ['a link with a backslash in its name', (s) => (s.links = { 'k\\x\\y': '../../../work/secret' }), `${F}: $.links["k\\\\x\\\\y"]: has a backslash: write a link's path and target with /`],
+    ['a link with a backslash in its target', (s) => (s.links = { 'k': '..\\..\\x' }), `${F}: $.links["k"]: has a backslash: write a link's path and target with /`],
     ['a cwd through a link', (s) => Object.assign(s, { links: { 'up': '../home' }, cwd: 'up/deeper' }),
       `${F}: $.cwd: "up/deeper" passes through $.links["up"]: the agent's folder must be a real folder of the workspace`],
     ['a file below a link', (s) => Object.assign(s, { files: { 'docs/a.md': 'x' }, links: { 'docs': '../home' } }),

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost, PromptParts } from './types.ts';
-import { readWithin } from './linked-files.ts';
+import { projectRoot, readWithin, type Tree } from './linked-files.ts';
 //> 9 prompt-import-skills
 import { loadSkills, skillsSection } from './skills.ts';
 //<
@@ -84,23 +84,14 @@ export function gitStatusSection(gitStatus: string): string {
   return `# Git status at session start (a snapshot: it does not update during the session)\n${gitStatus}`;
 }
 
-/** The project root: the nearest folder at or above cwd holding .git; without one, cwd itself. */
-function projectRoot(cwd: string): string {
-  for (let dir = cwd; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, '.git'))) return dir;
-    if (dir === path.dirname(dir)) return cwd;
-  }
-}
-
 /** The user's CLAUDE.md, then one per folder from the project root down to cwd. */
 async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   //> 3 claude-md-hierarchy
   //! hint: Read ~/.claude/CLAUDE.md (from host.home), then CLAUDE.md in each folder from the project root down to cwd.
   //! hint: Skip files that do not exist; label each one with its path; most general first. Read each
-  //! hint: with readWithin (linked-files.ts), the user's within the home folder, the project's within root.
-  const home = { dir: host.home, name: 'the home folder' };
+  //! hint: with readWithin (linked-files.ts): the project's within the project, the user's anywhere.
   const project = { dir: root, name: 'the project' };
-  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];
+  const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];
   const folders: string[] = [];
   for (let dir = host.cwd; ; dir = path.dirname(dir)) {
     folders.unshift(dir);

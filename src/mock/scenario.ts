@@ -337,6 +337,9 @@ export function parseScenario(text: string, file: string): Scenario {
     const at = (k: string) => (k in links ? `$.links[${JSON.stringify(k)}]` : `$.files[${JSON.stringify(k)}]`);
     for (const [k, target] of Object.entries(links)) {
       relPath(k, at(k));
+      // On Linux and macOS a backslash is part of a name, not a separator: "a\\b" is one link at
+      // the top, and reading it as two folders would let its target climb one more level.
+      if (k.includes('\\') || (typeof target === 'string' && target.includes('\\'))) fail(at(k), 'has a backslash: write a link\'s path and target with /');
       // A .git link would send the run's git (its first commit, chapter 16's worktrees) into
       // another repository on the machine.
       if (k.split(/[\\/]/).some((name) => fold(name) === '.git')) fail(at(k), 'names a .git: a link there would lead git to another repository');

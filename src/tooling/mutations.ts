@@ -57,11 +57,11 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 3 · the system prompt
   { id: 'claude-md-link-followed-out', chapter: 3, caughtBy: 'linked', file: 'linked-files.ts',
-    find: "  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {", replace: '  if (false) {',
+    find: "  if (tree && (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))) {", replace: '  if (false) {',
     breaks: 'a CLAUDE.md that is a link out of the project is not read' },
   { id: 'user-claude-md-skipped', chapter: 3, caughtBy: 'demo', file: 'prompt.ts',
-    find: "const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];",
-    replace: 'const files: { label: string; file: string; tree: { dir: string; name: string } }[] = [];',
+    find: "const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];",
+    replace: 'const files: { label: string; file: string; tree?: Tree }[] = [];',
     breaks: 'the user-level CLAUDE.md reaches the prompt' },
   { id: 'project-claude-md-skipped', chapter: 3, caughtBy: 'demo', file: 'prompt.ts',
     find: "files.push({ label: `${rel} (project)`, file: path.join(dir, 'CLAUDE.md'), tree: project });",
@@ -261,8 +261,11 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 9 · skills
   { id: 'skill-link-followed-out', chapter: 9, caughtBy: 'linked', file: 'skills.ts',
-    find: "tree: { dir: host.cwd, name: 'the project' }", replace: "tree: { dir: path.parse(host.cwd).root, name: 'the project' }",
+    find: "tree: projectTree(host.cwd) }", replace: "tree: undefined }",
     breaks: "a project's SKILL.md that is a link out of the project is not read" },
+  { id: 'skill-folder-link-skipped', chapter: 9, caughtBy: 'linked', file: 'skills.ts',
+    find: '.filter((e) => e.isDirectory() || e.isSymbolicLink())', replace: '.filter((e) => e.isDirectory())',
+    breaks: 'a skill folder that is a link within the project loads' },
   { id: 'allowed-tools-restrict', chapter: 9, caughtBy: 'gated', file: 'session.ts',
     find: 'this.config.permissions.preApproved = skill.allowedTools;',
     replace: 'this.config.permissions.preApproved = skill.allowedTools; this.config.tools = this.config.tools.filter((t) => skill.allowedTools.includes(t.spec.name));',
@@ -580,7 +583,7 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 14 · custom agents and policy islands
   { id: 'agent-link-followed-out', chapter: 14, caughtBy: 'linked', file: 'agents.ts',
-    find: "tree: { dir: host.cwd, name: 'the project' }", replace: "tree: { dir: path.parse(host.cwd).root, name: 'the project' }",
+    find: "tree: projectTree(host.cwd) }", replace: "tree: undefined }",
     breaks: "a project's agent file that is a link out of the project is not read" },
   { id: 'user-agent-wins', chapter: 14, caughtBy: 'demo', file: 'agents.ts',
     find: 'if (agents.some((a) => a.name === name)) continue;   // the project already defines it',

@@ -30,7 +30,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentHost, Skill } from './types.ts';
-import { readWithin } from './linked-files.ts';
+import { projectTree, readWithin } from './linked-files.ts';
 
 /** Frontmatter values: a string, or a list (`[a, b]`, or `- item` lines under an empty key). */
 export type Fields = Record<string, string | string[]>;
@@ -123,14 +123,15 @@ export function parseSkill(source: string, folder: string, shown: string): Skill
  */
 export async function loadSkills(host: AgentHost): Promise<Skill[]> {
   const places = [
-    { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills', tree: { dir: host.home, name: 'the home folder' } },
-    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills', tree: { dir: host.cwd, name: 'the project' } },
+    { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills', tree: undefined },
+    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills', tree: projectTree(host.cwd) },
   ];
   const skills: Skill[] = [];
   for (const { dir, shown, tree } of places) {
     let folders: string[];
     try {
-      folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      // Folders, or links (to a folder: a link to anything else has no SKILL.md in it).
+      folders = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => e.name).sort();
     } catch {
       continue;   // no skills folder here: nothing to load
     }

@@ -1,16 +1,17 @@
 // GENERATED from src/agent/linked-files.ts for chapter 10 (plan-mode). Do not edit: change src/agent/linked-files.ts and run npm run gen.
 // The files a session reads into the model's context on its own, with no tool call: each
 // CLAUDE.md and the memory file (chapter 3), later the skills (chapter 9) and the agent
-// files (chapter 14). Any of them may be a link, and a link within its own tree is fine:
-// CLAUDE.md → AGENTS.md in a project, ~/.claude/skills → a dotfiles folder in the home
-// folder. A link that leads out of its tree is not read. A repository could commit
-// `.claude/skills/notes/SKILL.md → ../../../../.ssh/id_rsa`, and the key would go into the
-// system prompt, and over the network, with no call the permission gate (chapter 6) could
-// refuse. The tree is the project for the project's files and the home folder for the
-// user's. This series' own rule; Claude Code's handling of such links is not measured here.
+// files (chapter 14). Any of them may be a link. The project's may lead anywhere in the
+// project (CLAUDE.md → AGENTS.md, .claude/skills → ../.agents/skills), but not out of it:
+// a repository could commit `.claude/skills/notes/SKILL.md → ../../../../.ssh/id_rsa`, and
+// the key would go into the system prompt, and over the network, with no call the
+// permission gate (chapter 6) could refuse. The user's own files (~/.claude) may lead
+// anywhere: the user made those links, not a repository. This series' own rule; Claude
+// Code's handling of such links is not measured here.
 //
 // Not here: what the model's own tools may read (permissions.ts, chapter 6).
 
+import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Terminal } from './types.ts';
@@ -18,21 +19,34 @@ import type { Terminal } from './types.ts';
 /** A folder tree a file must stay in, and how the terminal names it. */
 export interface Tree { dir: string; name: string }
 
+/** The project root: the nearest folder at or above cwd holding .git; without one, cwd itself. */
+export function projectRoot(cwd: string): string {
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return dir;
+    if (dir === path.dirname(dir)) return cwd;
+  }
+}
+
+/** The project's tree, as readWithin takes it. */
+export function projectTree(cwd: string): Tree {
+  return { dir: projectRoot(cwd), name: 'the project' };
+}
+
 /**
- * The text of `file`, which must really lie in `tree`: undefined when there is no such file,
- * and when it is a link that leads out of the tree, which costs one line on the terminal
- * (`shown` is the file as the user knows it).
+ * The text of `file`, which must really lie in `tree` (none: anywhere, for the user's own):
+ * undefined when there is no such file, and when it is a link that leads out of the tree,
+ * which costs one line on the terminal (`shown` is the file as the user knows it).
  */
-export async function readWithin(file: string, tree: Tree, shown: string, terminal: Terminal): Promise<string | undefined> {
+export async function readWithin(file: string, tree: Tree | undefined, shown: string, terminal: Terminal): Promise<string | undefined> {
   let real: string;
   try {
     real = await realpath(file);
   } catch {
     return undefined;   // no such file, or a link to nothing
   }
-  const top = await realpath(tree.dir).catch(() => tree.dir);
-  const rel = path.relative(top, real);
-  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+  const top = tree && (await realpath(tree.dir).catch(() => tree.dir));
+  const rel = top === undefined ? '' : path.relative(top, real);
+  if (tree && (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))) {
     terminal.write(`✖ ${shown} skipped: it is a link that leads out of ${tree.name}\n`);
     return undefined;
   }

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost, PromptParts } from './types.ts';
-import { readWithin } from './linked-files.ts';
+import { projectRoot, readWithin, type Tree } from './linked-files.ts';
 import { loadSkills, skillsSection } from './skills.ts';
 
 /** The fixed core: who the agent is and how it works. The same in every session. */
@@ -72,19 +72,10 @@ export function gitStatusSection(gitStatus: string): string {
   return `# Git status at session start (a snapshot: it does not update during the session)\n${gitStatus}`;
 }
 
-/** The project root: the nearest folder at or above cwd holding .git; without one, cwd itself. */
-function projectRoot(cwd: string): string {
-  for (let dir = cwd; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, '.git'))) return dir;
-    if (dir === path.dirname(dir)) return cwd;
-  }
-}
-
 /** The user's CLAUDE.md, then one per folder from the project root down to cwd. */
 async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
-  const home = { dir: host.home, name: 'the home folder' };
   const project = { dir: root, name: 'the project' };
-  const files = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md'), tree: home }];
+  const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];
   const folders: string[] = [];
   for (let dir = host.cwd; ; dir = path.dirname(dir)) {
     folders.unshift(dir);

@@ -88,7 +88,7 @@ async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Pr
   const opened = path.resolve(cwd, p);
   if (leaves(cwd, opened)) return p;
   const [root, target] = await Promise.all([realpath(cwd), whereItLeads(opened)]);
-  if (target === undefined) return `${p} (a chain of symbolic links that does not resolve)`;
+  if (target === undefined) return `${p} (a path that does not resolve: a loop of links, or too long)`;
   return leaves(root, target) ? `${p} (through a symbolic link)` : undefined;
 }
 

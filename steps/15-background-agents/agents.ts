@@ -34,7 +34,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentFile, AgentHost, AgentType, PermissionMode, Permissions, Skill } from './types.ts';
 import { parseFrontmatter, type Fields } from './skills.ts';
-import { readWithin } from './linked-files.ts';
+import { projectTree, readWithin } from './linked-files.ts';
 import { MODEL_ALIASES } from './models.ts';
 import { AGENT_TOOL_NAME, BASE_TOOLS } from './tools.ts';
 
@@ -189,8 +189,8 @@ export function parseAgent(text: string): { name: string; type: AgentType; notes
  */
 export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
   const places = [
-    { dir: path.join(host.cwd, '.claude', 'agents'), shown: '.claude/agents', tree: { dir: host.cwd, name: 'the project' } },
-    { dir: path.join(host.home, '.claude', 'agents'), shown: '~/.claude/agents', tree: { dir: host.home, name: 'the home folder' } },
+    { dir: path.join(host.cwd, '.claude', 'agents'), shown: '.claude/agents', tree: projectTree(host.cwd) },
+    { dir: path.join(host.home, '.claude', 'agents'), shown: '~/.claude/agents', tree: undefined },
   ];
   const agents: AgentFile[] = [];
   for (const { dir, shown, tree } of places) {

@@ -1,0 +1,46 @@
+// readWithin (linked-files.ts, chapter 3 on; the last chapter's copy), on its own: which tree a file must stay in. The
+// chapters' `linked` cases show it through a session; these are the cases a scenario cannot
+// lay out: a link in the user's home folder (scenarios make links in the workspace only) and
+// a session that starts in a subfolder of the project.
+
+import { afterEach, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { projectRoot, projectTree, readWithin } from '../steps/16-worktree-isolation/linked-files.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
+
+function layout(): string {
+  const base = mkdtempSync(path.join(tmpdir(), 'linked-files-'));
+  made.push(base);
+  for (const dir of ['home/.claude', 'dotfiles', 'repo/.git', 'repo/pkg/.claude/skills/release', 'repo/shared']) mkdirSync(path.join(base, dir), { recursive: true });
+  writeFileSync(path.join(base, 'dotfiles', 'CLAUDE.md'), 'from the dotfiles\n');
+  writeFileSync(path.join(base, 'repo', 'shared', 'release.md'), 'shared release skill\n');
+  symlinkSync(path.join(base, 'dotfiles', 'CLAUDE.md'), path.join(base, 'home', '.claude', 'CLAUDE.md'));
+  symlinkSync('../../../../shared/release.md', path.join(base, 'repo', 'pkg', '.claude', 'skills', 'release', 'SKILL.md'));
+  return base;
+}
+
+it("the user's own file may lead anywhere: the user made that link, not a repository", async () => {
+  const base = layout();
+  let said = '';
+  const text = await readWithin(path.join(base, 'home', '.claude', 'CLAUDE.md'), undefined, '~/.claude/CLAUDE.md', { write: (t) => { said += t; } });
+  expect(text).toBe('from the dotfiles\n');
+  expect(said).toBe('');
+});
+
+it("started in a subfolder, the project's tree is the whole repository: a link to its top is read", async () => {
+  const base = layout();
+  const cwd = path.join(base, 'repo', 'pkg');
+  expect(projectRoot(cwd)).toBe(path.join(base, 'repo'));
+  let said = '';
+  const text = await readWithin(path.join(cwd, '.claude', 'skills', 'release', 'SKILL.md'), projectTree(cwd), 'skill', { write: (t) => { said += t; } });
+  expect(text).toBe('shared release skill\n');
+  expect(said).toBe('');
+  // The same link seen from a tree of pkg/ alone leads out of it, and says so.
+  const narrow = await readWithin(path.join(cwd, '.claude', 'skills', 'release', 'SKILL.md'), { dir: cwd, name: 'the project' }, 'skill', { write: (t) => { said += t; } });
+  expect(narrow).toBeUndefined();
+  expect(said).toBe('✖ skill skipped: it is a link that leads out of the project\n');
+});
