@@ -9,8 +9,8 @@ import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import type { MockServer } from '../src/mock/index.ts';
 import { countTokens } from '../src/mock/index.ts';
-import { MAX_NESTING, MAX_REQUEST_BYTES } from '../src/mock/server.ts';
-import { client } from '../src/mock/testkit.ts';
+import { MAX_NESTING, MAX_REQUEST_BYTES, startMock } from '../src/mock/server.ts';
+import { client, scenarioOf } from '../src/mock/testkit.ts';
 import { useMocks } from './use-mocks.ts';
 
 const MODEL = 'claude-sonnet-4-6';
@@ -216,6 +216,17 @@ describe('headers, paths and models', () => {
     // The scenario's first turn is still there for the next request.
     const next = await client(m).messages.create(ask());
     expect(next.content).toEqual([{ type: 'text', text: 'first turn' }]);
+  });
+
+  it('the standalone mock keeps no events (keepEvents: false): each is handed on, then let go', async () => {
+    const seen: string[] = [];
+    const m = await startMock({ scenario: scenarioOf({ main: { turns: [{ text: 'one' }, { text: 'two' }] } }), latencyScale: 0, keepEvents: false, onEvent: (ev) => { seen.push(ev.type); } });
+    try {
+      await client(m).messages.create(ask());
+      await client(m).messages.create(ask('again'));
+      expect(seen.filter((t) => t === 'request')).toHaveLength(2);
+      expect(m.events).toEqual([]);
+    } finally { await m.close(); }
   });
 
   it('404 not_found_error for a model that is not claude-*', async () => {

@@ -148,6 +148,7 @@ export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) 
       scenario,
       port,
       logFile: typeof args.log === 'string' ? args.log : undefined,
+      keepEvents: false,   // each is printed (and logged) as it happens, then let go
       onEvent: (ev) => console.log(formatEvent(ev)),
     });
   } catch (e) {

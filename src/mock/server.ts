@@ -28,6 +28,10 @@ export interface MockOptions {
   clock?: Clock;
   /** Append every event to this file as one JSON line. */
   logFile?: string;
+  /** Keep every event in `events` (default true: a scripted run checks them). The standalone
+   *  mock, which serves until stopped, passes false: a long session of large requests would
+   *  otherwise hold every body in memory for good. */
+  keepEvents?: boolean;
   /** Multiplies each turn's latency_ms (default 1; tests use 0). */
   latencyScale?: number;
   /** Port on 127.0.0.1 (default 0: a free port chosen by the system). */
@@ -201,7 +205,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
   const wire = new Map<number, { query: string; headers: Record<string, string> }>();
 
   const log = (ev: MockEvent): void => {
-    events.push(ev);
+    if (opts.keepEvents !== false) events.push(ev);
     opts.onEvent?.(ev);
     if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify(ev) + '\n');
   };
