@@ -323,9 +323,10 @@ export const sendMessageTool = {
   },
   run: async (input: Record<string, unknown>, config: ParentConfig): Promise<string> => {
     //> 15 send-message
-    //! hint: A running agent: refuse (its report is not there yet, and nothing may stand in for it).
-    //! hint: A finished one: push the message onto the agent's OWN messages (its context, kept by id),
-    //! hint: point its toolUseId at this call (callIdOf), and startRun it again.
+    //! hint: Refuse an empty message, and a running agent ("agent-1 is still running": its report is not
+    //! hint: there yet). A finished one (completed, failed or stopped) continues, within the concurrency
+    //! hint: cap: push the message onto its OWN messages (its context, kept by id), point its toolUseId at
+    //! hint: this call (callIdOf), startRun it again, and return at once: it "continues in the background".
     const agent = agentNamed(input, config);
     if (typeof input.message !== 'string' || input.message.trim() === '') throw new Error('message must be a non-empty string');
     if (agent.status === 'running') {

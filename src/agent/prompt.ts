@@ -88,8 +88,9 @@ export function gitStatusSection(gitStatus: string): string {
 async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   //> 3 claude-md-hierarchy
   //! hint: Read ~/.claude/CLAUDE.md (from host.home), then CLAUDE.md in each folder from the project root down to cwd.
-  //! hint: Skip files that do not exist; label each one with its path; most general first. Read each
-  //! hint: with readWithin (linked-files.ts): the project's within the project, the user's anywhere.
+  //! hint: Skip files that do not exist; most general first. Each goes under a heading: "## ~/.claude/CLAUDE.md (user)",
+  //! hint: "## CLAUDE.md (project)", "## pkg/CLAUDE.md (project)" (its path from the root). Read each with
+  //! hint: readWithin(file, tree, label, host.terminal): the project's with the project's tree, the user's with none.
   const project = { dir: root, name: 'the project' };
   const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];
   const folders: string[] = [];
@@ -117,7 +118,8 @@ async function gitSnapshot(cwd: string, root: string): Promise<string> {
   // disk says so without starting a process; git is asked only where there is a repository.
   if (!existsSync(path.join(root, '.git'))) return 'Not a git repository.';
   //> 3 git-snapshot
-  //! hint: Run `git branch --show-current` and `git status --short` in cwd (see git() below).
+  //! hint: Run `git branch --show-current` and `git status --short` in cwd (see git() below), and return
+  //! hint: "Current branch: B\nStatus:\nS", with "(detached HEAD)" for no branch and "(clean)" for no status.
   //! hint: If git fails (no repository, no git), return "Not a git repository." instead of throwing.
   const branch = await git(['branch', '--show-current'], cwd);
   if (branch === undefined) return 'Not a git repository.';

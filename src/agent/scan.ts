@@ -79,9 +79,10 @@ export function normalise(line: string): string {
 export function scanReport(report: string): ScanResult {
   //> 13 scan-report
   //! hint: Per line: normalise it, then replace each TAG match by the same text with ‹ › instead of < >,
-  //! hint: each MARK match likewise, and prefix a TURN match with "[quoted] ", counting each. A line with
-  //! hint: no match stays as written. Then the header, `${SCANNED_MARK}: nothing to neutralise]` or
-  //! hint: `…: N harness-like pattern(s) neutralised]`, then FRAME_NOTE, then every line indented.
+  //! hint: each MARK match likewise, and put "[quoted] " before a TURN match, after its leading white space,
+  //! hint: counting each. A line with no match stays as written. Then ONE header line: SCANNED_MARK, then
+  //! hint: ": nothing to neutralise]" or ": 1 harness-like pattern neutralised]" (patterns from 2), a space
+  //! hint: and FRAME_NOTE; then every line of the report indented.
   let defused = 0;
   const lines = report.split(LINE_BREAK).map((raw) => {
     const line = normalise(raw);

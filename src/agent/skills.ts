@@ -45,8 +45,9 @@ export type Fields = Record<string, string | string[]>;
 export function parseFrontmatter(text: string): { fields: Fields; body: string } {
   //> 9 parse-frontmatter
   //! hint: No leading "---" line: no frontmatter, the whole text is the body.
-  //! hint: Otherwise read "key: value" lines up to the closing "---"; "[a, b]" and "- item" lines are lists;
-  //! hint: throw an Error naming the line for anything else (and for a missing closing "---").
+  //! hint: Otherwise read "key: value" lines up to the closing "---"; "[a, b]" and "- item" lines are lists.
+  //! hint: Anything else throws, naming the line: `line 3: expected "key: value", got "…"`, `line 4: "name" is
+  //! hint: given twice`; so does a missing closing "---". Split on \r?\n: a file saved on Windows ends lines in \r\n.
   const lines = text.split(/\r?\n/);
   if (lines[0]?.trim() !== '---') return { fields: {}, body: text };
   const end = lines.findIndex((l, i) => i > 0 && l.trim() === '---');

@@ -94,8 +94,10 @@ export async function finishUnfinished(): Promise<void> {
 async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //> 16 create-worktree
   //! hint: Find the repository's top folder and HEAD (git rev-parse --show-toplevel HEAD); refuse
-  //! hint: outside a repository or before the first commit. Then `git branch NAME HEAD` and
-  //! hint: `git worktree add DIR NAME`; if the second fails, delete the branch and the folder again.
+  //! hint: outside a repository or before the first commit. Take the first free name (name, name-2, …):
+  //! hint: free when no folder of that name exists and `git branch NAME HEAD` works. Then `git worktree
+  //! hint: add DIR NAME`; if it fails ("git worktree add failed: …"), undo it all: the folder, the empty
+  //! hint: folder that held it, git's record (git worktree prune) and the branch.
   const found = await git(['rev-parse', '--show-toplevel', 'HEAD'], cwd);
   const [top, base] = found.out.split('\n');
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
@@ -149,8 +151,9 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
     //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`
-    //! hint: and `git branch -D`, return undefined. Changed: commit what is uncommitted (commitLeftovers),
-    //! hint: keep both, and return where they are.
+    //! hint: and `git branch -D`, return undefined. Changed: commit what is uncommitted (commitLeftovers;
+    //! hint: if that fails, say "not committed, since git commit failed (…)"), keep both, and return where
+    //! hint: they are with kept(wt), the commit count and list(files).
     // core.quotePath off: a name beyond ASCII ("café.txt") comes as it is, not as octal escapes.
     const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${quoted(status.err)})`;

@@ -35,6 +35,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
     replace: '    const call = calls[0]!;\n    config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\\n`);\n    results.push(await runTool(call, config));',
     case: 'two-calls', fails: "and the second call's, in the same request" },
 
+  { chapter: 1, todo: 'answer-tools', shortcut: 'each result pushed as a user message of its own',
+    find: "      results.push(await runTool(call, config));\n    }\n    messages.push({ role: 'user', content: results });",
+    replace: "      messages.push({ role: 'user', content: [await runTool(call, config)] });\n    }",
+    case: 'two-calls', fails: 'in one user message: the question, the answer with both calls, then both results' },
+
   // Chapter 2 · tools
   { chapter: 2, todo: 'run-tool-errors', shortcut: 'a tool it was not offered is answered, but not flagged is_error',
     find: 'if (!tool) throw new Error(`no tool named ${call.name} is available here`);',
