@@ -187,3 +187,22 @@ it('makeRepository refuses a workspace that already has a .git of any kind', asy
   await expect(makeRepository(dir)).rejects.toThrow(/already has a \.git/);
   expect(readFileSync(path.join(dir, '.git'), 'utf8')).toBe('gitdir: /somewhere/else/.git\n');
 });
+
+// A failure quotes texts with their line breaks and tabs shown as escapes: folded into
+// spaces, "one\ntwo" and "one two" would read the same, and the learner could not see
+// what differs.
+it('a failed expectation shows line breaks in what it looked for and what it got as \\n', async () => {
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell("printf 'one\\ntwo'")] }, { text: 'done' }] } },
+    expect: [
+      { name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'one two' } },
+      { name: 'terminal', terminal: { includes: 'one\ttwo' } },
+    ],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['result', false, expect.stringMatching(/: the result lacks "one two": got "exit code 0\\none\\ntwo"$/)],
+    ['terminal', false, 'the terminal never showed "one\\ttwo"'],
+  ]);
+});

@@ -112,9 +112,19 @@ export function measuredRequests(events: MockEvent[]): Map<RequestEvent, Request
   return out;
 }
 
+/**
+ * Text as a failure message quotes it: line breaks, tabs and other control characters shown
+ * as escapes (\n, \t, \u001b). Folded into spaces, "…]\nWritten by" and "…] Written by"
+ * would read the same, and the learner could not see what differs.
+ */
+function visible(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (ch) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The start of a text, visible, cut at `max` characters. */
 function short(text: string, max = 90): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const shown = visible(text.trim());
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
 }
 
 // ---------------------------------------------------------------------------
@@ -190,8 +200,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (!r) return `${call}: no tool_result was sent back (${all.length} sent for ${t.tool})`;
     const looked = `${call} (its result went back in request #${r.seq})`;
     if (t.is_error !== undefined && r.isError !== t.is_error) return `${looked}: is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
-    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${t.includes}": got "${short(r.text)}"`;
-    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${t.excludes}": "${short(r.text)}"`;
+    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${visible(t.includes)}": got "${short(r.text)}"`;
+    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${visible(t.excludes)}": "${short(r.text)}"`;
     if (t.includes_file !== undefined) {
       const content = scenario.files?.[t.includes_file];
       if (content === undefined) return `scenario has no file ${t.includes_file}`;
@@ -220,7 +230,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (f.exists === false) return content === undefined && other === undefined ? true : `${f.path} exists but should not`;
     if (content === undefined) return other ? `${f.path} is ${other}` : `${f.path} does not exist`;
     if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;
-    if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${f.includes}": "${short(content)}"`;
+    if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${visible(f.includes)}": "${short(content)}"`;
     return true;
   }
   if ('requests' in exp) {
@@ -252,8 +262,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     const reqs = requestsOf(events, s.track);
     if (reqs.length === 0) return `${s.track} sent no request`;
     for (const req of reqs) {
-      if (s.includes !== undefined && !req.system_text.includes(s.includes)) return `${s.track} system prompt lacks "${s.includes}"`;
-      if (s.excludes !== undefined && req.system_text.includes(s.excludes)) return `${s.track} system prompt contains "${s.excludes}"`;
+      if (s.includes !== undefined && !req.system_text.includes(s.includes)) return `${s.track} system prompt lacks "${visible(s.includes)}"`;
+      if (s.excludes !== undefined && req.system_text.includes(s.excludes)) return `${s.track} system prompt contains "${visible(s.excludes)}"`;
       const order = s.in_order && outOfOrder(req.system_text, s.in_order);
       if (order) return `${s.track} request #${req.seq}'s system prompt ${order}`;
     }
@@ -295,8 +305,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   }
   if ('terminal' in exp) {
     const t = exp.terminal;
-    if (t.includes !== undefined && !seen.terminal.includes(t.includes)) return `the terminal never showed "${t.includes}"`;
-    if (t.excludes !== undefined && seen.terminal.includes(t.excludes)) return `the terminal showed "${t.excludes}"`;
+    if (t.includes !== undefined && !seen.terminal.includes(t.includes)) return `the terminal never showed "${visible(t.includes)}"`;
+    if (t.excludes !== undefined && seen.terminal.includes(t.excludes)) return `the terminal showed "${visible(t.excludes)}"`;
     return true;
   }
   if ('model' in exp) {
@@ -381,8 +391,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (b.path === undefined) return true;
     const content = await fileInBranch(seen.workspace, b.name, b.path);
     if (content === undefined) return `the branch ${b.name} has no file ${b.path}`;
-    if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${b.includes}": "${short(content)}"`;
-    if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${b.excludes}": "${short(content)}"`;
+    if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${visible(b.includes)}": "${short(content)}"`;
+    if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${visible(b.excludes)}": "${short(content)}"`;
     return true;
   }
   if ('worktrees' in exp) {
