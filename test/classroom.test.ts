@@ -204,6 +204,15 @@ it.concurrent("what the agent itself reported as wrong (a skill file it skipped)
   expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/release-notes\/SKILL\.md skipped: line \d+: expected "key: value"/);
 });
 
+// The malformed case's files each earn the agent a ✖ line; a parser that words the repeated
+// key its own way fails on the fourth file. Of the agent's lines, that file's comes first.
+it.concurrent("of the agent's own lines, the one most like the line the check looked for is shown first", async () => {
+  const r = await checkHalfDone([['skills.ts', '`line ${i + 1}: "${key}" is given twice`', '`line ${i + 1}: duplicate ${key}`']], '09-skills', ['--case', 'malformed']);
+  expect(r.code).toBe(1);
+  expect(r.out).toContain('the terminal never showed "✖ skill .claude/skills/twice/SKILL.md skipped: line 4: "allowed-tools" is given twice"');
+  expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/twice\/SKILL\.md skipped: line 4: duplicate allowed-tools\n/);
+});
+
 // A run that hangs would leave the check's screen blank until the time limit: past a while
 // (shortened here), one line names the case still running.
 it.concurrent('a scenario that runs long: the check says which case is still running, then its verdict', async () => {

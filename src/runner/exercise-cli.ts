@@ -209,13 +209,26 @@ export async function gradeExercise(
       case: caseName, file: scenario.file, title: scenario.title, ok: result.ok,
       stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
       tool_errors: result.ok ? [] : thrownInTools(result.events),
-      agent_said: result.ok ? [] : result.terminal.split('\n').filter((l) => l.startsWith('✖ ')).slice(0, 3),
+      agent_said: result.ok ? [] : agentSaid(result.terminal, failing?.detail),
       expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
       hint: hint ?? null,
     });
     if (!result.ok && !all) break;
   }
   return verdicts;
+}
+
+/**
+ * The agent's own ✖ lines, three at most. When the failing check looked for such a line on the
+ * terminal, the lines most like it come first: the one that says the same thing in other words
+ * is the one the learner needs, wherever it came among the agent's lines.
+ */
+function agentSaid(terminal: string, detail: string | undefined): string[] {
+  const lines = terminal.split('\n').filter((l) => l.startsWith('✖ '));
+  const wanted = /"(✖ [^"]+)/.exec(detail ?? '')?.[1];
+  if (wanted === undefined) return lines.slice(0, 3);
+  const alike = (line: string): number => { let n = 0; while (n < line.length && line[n] === wanted[n]) n++; return n; };
+  return [...lines].sort((a, b) => alike(b) - alike(a)).slice(0, 3);   // a stable sort: ties keep their order
 }
 
 export async function checkExercise(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance, o: CheckOptions = {}): Promise<number> {
