@@ -127,6 +127,25 @@ function short(text: string, max = 90): string {
   return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
 }
 
+/**
+ * The part of `text` nearest to what a check looked for: around the longest piece of `wanted`
+ * (six characters at least) found in it; the text's start when none is. A report's header is
+ * rarely where the line the learner got wrong is.
+ */
+function near(text: string, wanted: string, max = 90): string {
+  for (let size = Math.min(24, wanted.length); size >= 6; size--) {
+    for (let from = 0; from + size <= wanted.length; from++) {
+      const at = text.indexOf(wanted.slice(from, from + size));
+      if (at < 0) continue;
+      const start = Math.max(0, at - from - 10);
+      if (start === 0) return short(text, max);
+      const shown = visible(text.slice(start));
+      return `…${shown.length > max - 1 ? `${shown.slice(0, max - 2)}…` : shown}`;
+    }
+  }
+  return short(text, max);
+}
+
 // ---------------------------------------------------------------------------
 // The checks
 
@@ -200,7 +219,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (!r) return `${call}: no tool_result was sent back (${all.length} sent for ${t.tool})`;
     const looked = `${call} (its result went back in request #${r.seq})`;
     if (t.is_error !== undefined && r.isError !== t.is_error) return `${looked}: is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
-    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${visible(t.includes)}": got "${short(r.text)}"`;
+    if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${visible(t.includes)}": got "${near(r.text, t.includes)}"`;
     if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${visible(t.excludes)}": "${short(r.text)}"`;
     if (t.includes_file !== undefined) {
       const content = scenario.files?.[t.includes_file];
@@ -230,7 +249,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (f.exists === false) return content === undefined && other === undefined ? true : `${f.path} exists but should not`;
     if (content === undefined) return other ? `${f.path} is ${other}` : `${f.path} does not exist`;
     if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;
-    if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${visible(f.includes)}": "${short(content)}"`;
+    if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${visible(f.includes)}": "${near(content, f.includes)}"`;
     return true;
   }
   if ('requests' in exp) {
@@ -391,7 +410,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (b.path === undefined) return true;
     const content = await fileInBranch(seen.workspace, b.name, b.path);
     if (content === undefined) return `the branch ${b.name} has no file ${b.path}`;
-    if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${visible(b.includes)}": "${short(content)}"`;
+    if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${visible(b.includes)}": "${near(content, b.includes)}"`;
     if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${visible(b.excludes)}": "${short(content)}"`;
     return true;
   }
@@ -523,7 +542,7 @@ function checkNotification(
   }
   for (const [label, payload] of payloads) {
     const want = unindented(payload);
-    if (!unindented(found.text).includes(want)) return `${where}: it does not carry ${label}: got "${short(found.text)}"`;
+    if (!unindented(found.text).includes(want)) return `${where}: it does not carry ${label}: got "${near(found.text, want)}"`;
     const early = reqs.find((r) => r.seq < found!.req.seq && messageTexts(r).some((m) => unindented(m.text).includes(want)));
     if (early) return `${label} reached ${n.track} in request #${early.seq}, before its notification (request #${found.req.seq})`;
     const inResult = texts.find((m, i) => i !== found!.index && m.hasResult && unindented(m.text).includes(want));
