@@ -213,6 +213,15 @@ it.concurrent("of the agent's own lines, the one most like the line the check lo
   expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/twice\/SKILL\.md skipped: line 4: duplicate allowed-tools\n/);
 });
 
+// An expectation with no hint of its own, in a chapter of several TODOs, none of whose
+// shortcuts names it: the check names the TODOs it may be in, not all their hints joined.
+it.concurrent('a failure with no hint of its own, in a chapter of several TODOs, names the TODOs, not every hint', async () => {
+  const r = await checkHalfDone([['background.ts', 'return `Message sent to ${agent.id}; it continues in the background with its own context. A new notification follows when it finishes.`;', "return 'Message sent.';"]], '15-background-agents', ['--case', 'continue']);
+  expect(r.code).toBe(1);
+  expect(r.out).toContain('missing behaviour: send_message to the finished explorer is accepted');
+  expect(r.out).toContain("\n  hint: the TODOs it may be in: TODO(launch), TODO(deliver), TODO(send-message) (each one's hint is beside it in your files)\n");
+});
+
 // A run that hangs would leave the check's screen blank until the time limit: past a while
 // (shortened here), one line names the case still running.
 it.concurrent('a scenario that runs long: the check says which case is still running, then its verdict', async () => {

@@ -203,7 +203,10 @@ export async function gradeExercise(
     // self-check proves it catches (shortcuts.ts), when there are some; each named when several.
     const linked = new Set(SHORTCUTS.filter((x) => x.chapter === ch.n && x.case === caseName && x.fails === failing?.name).map((x) => x.todo));
     if (result.crash === undefined && linked.size > 0) nearby = nearby.filter((h) => linked.has(h.name));
-    const chapterHints = nearby.map((h) => (nearby.length > 1 ? `TODO(${h.name}): ` : '') + h.hints.join(' ')).join(' / ');
+    // One TODO: its hint. Several: their names only; each one's hint is beside it in the learner's
+    // files, and all of them joined here would be a wall of text, most of it about other code.
+    const chapterHints = nearby.length === 1 ? nearby[0]!.hints.join(' ')
+      : nearby.length > 1 ? `the TODOs it may be in: ${nearby.map((h) => `TODO(${h.name})`).join(', ')} (each one's hint is beside it in your files)` : '';
     const hint = result.ok ? undefined : stubHint ?? failing?.hint ?? (chapterHints || undefined);
     verdicts.push({
       case: caseName, file: scenario.file, title: scenario.title, ok: result.ok,
