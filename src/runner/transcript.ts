@@ -34,7 +34,7 @@ export function printable(text: string): string {
 }
 
 function flat(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim().replace(ACTS_ON_TERMINAL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const one = printable(text.replace(/\s+/g, ' ').trim());   // no line break or tab is left to keep
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 

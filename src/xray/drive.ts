@@ -7,7 +7,7 @@
 // prints nothing (cli.ts does).
 
 import { spawn, execFile } from 'node:child_process';
-import { rmSync, statSync, accessSync, constants } from 'node:fs';
+import { statSync, accessSync, constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startMock, type MockEvent, type Scenario } from '../mock/index.ts';
@@ -105,7 +105,7 @@ export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = 
   } finally {
     // The timeout above kills the client, not what it started (a child still in this folder).
     stopProcessesIn(home);
-    rmSync(home, { recursive: true, force: true });
+    removeFolder(home);
     release(home);
   }
 }

@@ -16,6 +16,7 @@
 import path from 'node:path';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
+import { leaves } from './linked-files.ts';
 
 type Kind = 'read' | 'edit' | 'shell' | 'delegate';
 
@@ -96,12 +97,6 @@ async function gitFolder(input: Record<string, unknown>, cwd: string): Promise<b
   const [root, target] = await Promise.all([realpath(cwd), whereItLeads(path.resolve(cwd, input.path))]);
   if (target === undefined) return false;   // outsideWorkspace has refused it already
   return path.relative(root, target).split(path.sep).some((name) => name.toLowerCase() === '.git');
-}
-
-/** True when `target` is not `root` or below it. */
-function leaves(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }
 
 /**

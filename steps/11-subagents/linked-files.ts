@@ -44,11 +44,15 @@ export async function readWithin(file: string, tree: Tree | undefined, shown: st
   } catch {
     return undefined;   // no such file, or a link to nothing
   }
-  const top = tree && (await realpath(tree.dir).catch(() => tree.dir));
-  const rel = top === undefined ? '' : path.relative(top, real);
-  if (tree && (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel))) {
+  if (tree && leaves(await realpath(tree.dir).catch(() => tree.dir), real)) {
     terminal.write(`✖ ${shown} skipped: it is a link that leads out of ${tree.name}\n`);
     return undefined;
   }
   return readFile(real, 'utf8').catch(() => undefined);   // a folder of that name, say: no file
+}
+
+/** True when `target` is not `root` or below it. */
+export function leaves(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }
