@@ -129,7 +129,13 @@ export async function compiled(root) {
     // Build beside the final folder, then rename: two runs building at once never see half a cache.
     const scratch = `${dir}.${process.pid}.tmp`;
     const esbuild = await import('esbuild');   // only on a miss: loading it costs time too
-    const runner = { cli: path.join(root, 'src', 'runner', 'cli.ts'), sdk: createRequire(path.join(root, 'package.json')).resolve(SDK) };
+    // cleanup.cjs: cleanup.ts alone, for the watchdog's thread, which cannot reach the
+    // runner's modules any other way when the main thread is stuck (src/runner/watchdog.ts).
+    const runner = {
+      cli: path.join(root, 'src', 'runner', 'cli.ts'),
+      cleanup: path.join(root, 'src', 'runner', 'cleanup.ts'),
+      sdk: createRequire(path.join(root, 'package.json')).resolve(SDK),
+    };
     const chapters = Object.fromEntries(snapshots.map((name) => [`chapter-${name}`, path.join(root, 'steps', name, 'main.ts')]));
     // Interrupted (Ctrl-C) while building: no half-built folder and no esbuild process is
     // left behind. esbuild's build runs in a service process that would outlive this one by

@@ -208,13 +208,17 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
 
   // The watchdog ends the process group, but a shell command can leave it (setsid) and the
   // temp folder (cd /): only the runner's mark in its environment still ties it to the run.
-  it.runIf(linux && existsSync('/usr/bin/setsid'))('a loop that never yields, after a shell command that left the process group: the watchdog stops that command too', async () => {
+  // The same command put a worktree outside the temp folder, where only the repository
+  // knows of it: the watchdog removes that too (with cleanup.ts's code, from its bundle).
+  it.runIf(linux && existsSync('/usr/bin/setsid'))('a loop that never yields, after a shell command that left the process group and put a worktree outside the temp folder: the watchdog stops that command and removes the worktree too', async () => {
     const dir = makeProjectScratch(ROOT, 'loop-setsid-');
     const scenario = path.join(scratch, 'setsid-then-loop.json');
     const tag = `sleep ${170 + (process.pid % 20)}`;
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'cleanup-watchdog-away-'));
+    const made = path.join(scratch, 'watchdog-worktree-made');   // written once the worktree is there
     writeFileSync(scenario, JSON.stringify({
-      title: 'a command that leaves the group, then a loop', prompts: ['go'],
-      tracks: { main: { turns: [{ tool_calls: [{ name: 'run_shell', input: { command: `cd / && (setsid ${tag} > /dev/null 2>&1 &) ; echo started` } }] }, { text: 'done' }] } },
+      title: 'a command that leaves the group and puts a worktree elsewhere, then a loop', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
+      tracks: { main: { turns: [{ tool_calls: [{ name: 'run_shell', input: { command: `git worktree add -q -b elsewhere ${path.join(elsewhere, 'wt')} && touch ${made} && cd / && (setsid ${tag} > /dev/null 2>&1 &) ; echo started` } }] }, { text: 'done' }] } },
     }));
     const running = () => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
       try { return readFileSync(`/proc/${n}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() === tag; } catch { return false; }
@@ -228,9 +232,12 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       expect(r.signal).toBe('SIGKILL');
       expect(r.left).toEqual([]);
       expect(running()).toEqual([]);
+      expect(existsSync(made), 'the shell command never made its worktree').toBe(true);
+      expect(readdirSync(elsewhere)).toEqual([]);
     } finally {
       for (const pid of running()) process.kill(Number(pid), 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   }, 60_000);
 

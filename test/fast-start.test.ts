@@ -23,6 +23,7 @@ it('hands out a compiled snapshot only while its files are the ones it was built
       writeFileSync(path.join(root, rel), text);
     };
     write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
+    write('src/runner/cleanup.ts', 'export const removeWorktreesOf = (): void => {};\n');
     write('steps/01-first/main.ts', "export const who: string = 'built';\nexport { boom } from './boom.ts';\n");
     write('steps/01-first/boom.ts', "// A second file of the bundle.\nexport function boom(): never {\n  throw new Error('boom');\n}\n");
     const folder = path.join(root, 'steps', '01-first');

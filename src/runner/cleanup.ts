@@ -11,6 +11,7 @@
 //                            when it was spawned with detached: true); released when it exits
 //   trackWorktree(repo, dir) `git worktree remove --force` it at exit
 //   trackWorktreesOf(repo)   the same for every worktree the repository has by then
+//   trackedRepos()           those repositories (the watchdog's list: watchdog.ts)
 //   onExit(fn)               run fn at exit (latest first); returns a remover
 //   stopProcessesIn(dir)     stop every process whose working directory is inside dir
 //   (at exit)                also every process that inherited this command's mark (below)
@@ -142,6 +143,11 @@ export function trackWorktreesOf(repo: string): () => void {
   const abs = path.resolve(repo);
   registry.repos.add(abs);
   return () => { registry.repos.delete(abs); };
+}
+
+/** The repositories whose every worktree goes at exit (trackWorktreesOf), as they stand now. */
+export function trackedRepos(): string[] {
+  return [...registry.repos];
 }
 
 /**

@@ -6,11 +6,13 @@
 // So while a guarded run is in progress in a command-line process, a worker thread watches
 // the main thread's heartbeat (a counter it bumps a few times a second, in shared memory).
 // When the heartbeat has stood still for STALL_MS, the worker says so on stderr, naming the
-// scenario, kills what the run started that carries the runner's mark (a shell command that
-// left the process group), removes the run's temp folders, writes the run's last words to
-// stdout if it was given some (`--check --json`: the report so far), and ends the process: with SIGKILL, the only
-// signal a thread that never yields cannot hold off (its process group with it, when the
-// runner leads one, as it does started from a shell, so that its shell commands go too).
+// scenario, and then: kills what the run started that carries the runner's mark (a shell
+// command that left the process group); removes the worktrees the run's repository has
+// outside its temp folder, and the temp folder; writes the run's last words to stdout if it
+// was given some (`--check --json`: the report so far); and ends the process with SIGKILL,
+// the only signal a thread that never yields cannot hold off (its process group with it,
+// when the runner leads one, as it does started from a shell, so that its shell commands
+// go too).
 // Exit status 137, as a shell reports SIGKILL.
 //
 // What it is not: a time limit for slow code (run-guard.ts has that, 60 s); nothing in the
@@ -18,6 +20,7 @@
 // command-line handlers are installed: a test runner has its own timeouts.
 
 import { Worker } from 'node:worker_threads';
+import { trackedRepos } from './cleanup.ts';
 
 /** How long the main thread may go without a turn of its event loop during a run. SUBAGENTS_STALL_MS overrides it (tests). */
 const STALL_MS = Number(process.env.SUBAGENTS_STALL_MS) > 0 ? Number(process.env.SUBAGENTS_STALL_MS) : 15_000;
@@ -42,7 +45,7 @@ const marked = () => {
   return pids;
 };
 const shared = new Int32Array(workerData.shared);   // [heartbeat, armed]
-let job = { label: '', paths: [] };
+let job = { label: '', paths: [], repos: [] };
 parentPort.on('message', (m) => { job = m; });
 let last = Atomics.load(shared, 0);
 let since = Date.now();
@@ -53,6 +56,17 @@ setInterval(() => {
   writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\\n');
   if (job.lastWords) { try { writeSync(1, job.lastWords); } catch {} }
   for (const pid of marked()) { try { process.kill(pid, 'SIGKILL'); } catch {} }
+  // Worktrees git was told to put outside the temp folders: only their repository knows
+  // where. cleanup.ts's own code removes them (its two-way link check keeps a forged record
+  // from getting any folder deleted), loaded from its bundle; a worktree inside a temp
+  // folder goes with the folder. Without the bundle (the runner started from its
+  // TypeScript), the ones outside stay.
+  if (workerData.cleanup && job.repos.length > 0) {
+    try {
+      const { removeWorktreesOf } = require(workerData.cleanup);
+      for (const repo of job.repos) removeWorktreesOf(repo, job.paths.find((p) => repo.startsWith(p + '/')));
+    } catch {}
+  }
   for (const p of job.paths) remove(p);
   let leader = false;
   try { const stat = readFileSync('/proc/self/stat', 'utf8'); leader = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === process.pid; } catch {}
@@ -70,12 +84,14 @@ export function watchRun(label: string, paths: string[], lastWords?: string): ()
   if (!dog) {
     const shared = new Int32Array(new SharedArrayBuffer(8));
     const mark = process.env.SUBAGENTS_RUNNER === String(process.pid) ? `SUBAGENTS_RUNNER=${process.pid}` : undefined;
-    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, mark } });
+    const cleanup = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.cleanupBundle')];
+    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, mark, cleanup } });
     worker.unref();
     setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
     dog = { worker, shared };
   }
-  dog.worker.postMessage({ label, paths, lastWords });
+  // The repositories as they stand when the run starts: its workspace is made and tracked by then.
+  dog.worker.postMessage({ label, paths, lastWords, repos: trackedRepos() });
   Atomics.store(dog.shared, 1, 1);
   return () => { if (dog) Atomics.store(dog.shared, 1, 0); };
 }
