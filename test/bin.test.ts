@@ -6,14 +6,22 @@
 // stays silent does not keep it waiting, a session that failed makes the exit status 1, so
 // that a script can tell, and a line about something wrong goes to stderr: `-p`'s stdout is
 // the answer alone.
+//
+// The last test is the one run in a process of its own, under a terminal: the permission
+// question, which bin.ts asks only there.
 
 import { it, expect } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { tracked } from './children.ts';
 import { refusedPort } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
 
 /** bin.ts run once in this process: its argv, `stdin` as its standard input, the mock as the API.
  *  A module runs once per process, so each run imports it under a name of its own (`run`). */
@@ -110,4 +118,70 @@ it("an API nobody listens at: the line says what the network said, not only the 
   const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binRefused, { ANTHROPIC_BASE_URL: `http://127.0.0.1:${closed}` });
   expect(r.err).toBe(`✖ Connection error. (connect ECONNREFUSED 127.0.0.1:${closed})\n`);
   expect(r.exitCode).toBe(1);
+});
+
+// From chapter 6, bin.ts asks the person at the terminal before a call that needs a yes, and
+// the question quotes the model's input. It asks only when stdin is a terminal, which no run
+// above has, so this one runs it in a process of its own under a pseudo-terminal made by
+// util-linux script(1): the bytes it writes are what a terminal would be sent. A command with
+// an ESC sequence after a `#` (erase the line, back to its start) and a right-to-left override
+// must be shown as escapes, or it could redraw the line the person is approving.
+
+/** Why the terminal run cannot happen here, or undefined: it needs util-linux's script(1) (BSD's takes other arguments). */
+function noTerminal(): string | undefined {
+  const version = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  if (version.error) return 'no script(1) on PATH to give bin.ts a terminal';
+  if (!/util-linux/.test(version.stdout)) return 'script(1) here is not util-linux\'s';
+  return undefined;
+}
+const withoutTerminal = noTerminal();
+
+/** `text` as one word for sh. */
+const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+it.skipIf(withoutTerminal !== undefined)(`the permission question shows control characters and bidi overrides in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const command = 'echo hi # \u001b[2K\u001b[1Gharmless \u202eevil';
+  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks: { main: { turns: [
+    { tool_calls: [{ name: 'run_shell', input: { command } }] },
+    { text: 'Not run.' },
+  ] } } }), 'bin.json') });
+  const work = mkdtempSync(path.join(tmpdir(), 'bin-tty-test-'));
+  try {
+    mkdirSync(path.join(work, 'home'));
+    // In this process's node, with tsx's loader given by its path: the workspace is not the project.
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const line = [process.execPath, '--import', tsx, path.join(ROOT, 'steps/06-permissions/bin.ts'), '-p', 'Run it.'].map(quoted).join(' ');
+    // -e: script's exit status is bin.ts's. /dev/null: no typescript file is kept.
+    const child = tracked(spawn('script', ['-qec', line, '/dev/null'], {
+      cwd: work,
+      env: { ...process.env, SHELL: '/bin/sh', HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url },
+    }), 'bin.ts under script(1)');
+    let out = '';
+    child.stdout.setEncoding('utf8');   // a character split between two reads stays whole
+    child.stdout.on('data', (d: string) => {
+      out += d;
+      // "n" and Enter, typed once the question is there: readline drops a line typed before
+      // anything asks for one, and the session would wait for an answer that never comes.
+      if (!child.stdin.writableEnded && out.includes('[y/N]')) child.stdin.end('n\r');
+    });
+    child.stderr.on('data', (d) => { out += String(d); });
+    // Should the question never come, the wait ends here, with what the terminal got to show.
+    const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    }).finally(() => clearTimeout(late));
+
+    const question = /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1];
+    expect(question, JSON.stringify(out)).toBeDefined();
+    expect(question, `raw bytes in the question: ${JSON.stringify(question)}`).not.toMatch(/[\u001b\u202e]/);
+    expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil');
+    // The "n" typed at the terminal was read: the model was told the user said no.
+    const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
+    expect(sent.at(-1), JSON.stringify(out)).toContain('the user denied this call');
+    expect(code, JSON.stringify(out)).toBe(0);
+  } finally {
+    await mock.close();
+    rmSync(work, { recursive: true, force: true });
+  }
 });
