@@ -13,12 +13,13 @@
 
 import { describe, it, expect } from 'vitest';
 import { Chalk } from 'chalk';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
 import { ROOT, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
 import { makeExercise, checkExercise, exerciseProgress, gradeExercise } from '../src/runner/exercise-cli.ts';
 import { hintsFor } from '../src/tooling/exercise.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 const plain = new Chalk({ level: 0 });
 const checkedWhole = WRITTEN_CHAPTERS[0]!;
@@ -31,9 +32,10 @@ for (const ch of WRITTEN_CHAPTERS) {
 
     const whole = ch === checkedWhole ? '; the reference passes the whole check (types and every scenario), and --list marks the chapter started, then done' : '';
     it(`the stub fails its check with a named behaviour and a hint; the reference passes that scenario${whole}`, async () => {
-      const dir = path.join(ROOT, '.tmp', 'exercise-tests', chapterDir(ch));
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(path.dirname(dir), { recursive: true });
+      // In a folder of this test's own (another run in the same checkout has its own), and
+      // alone in it: --list below reads every exercise beside it.
+      const scratch = makeProjectScratch(ROOT, 'exercise-tests-');
+      const dir = path.join(scratch, chapterDir(ch));
       try {
         const quiet = () => {};
         expect(await makeExercise(ch, dir, quiet)).toBe(0);
@@ -57,7 +59,7 @@ for (const ch of WRITTEN_CHAPTERS) {
           expect(await exerciseProgress(path.dirname(dir))).toEqual(new Map([[ch.n, 'done']]));
         }
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        rmSync(scratch, { recursive: true, force: true });
       }
     }, 30_000);
   });
@@ -69,9 +71,7 @@ describe('grading', () => {
   // ran before it.
   it('each scenario runs on a fresh load of the code: what one run left in a module does not fail the next', async () => {
     const ch = WRITTEN_CHAPTERS[0]!;
-    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'fresh-load');
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
+    const dir = makeProjectScratch(ROOT, 'fresh-load-');
     try {
       cpSync(snapshotDir(ch), dir, { recursive: true });
       const main = path.join(dir, 'main.ts');

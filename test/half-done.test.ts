@@ -8,7 +8,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Chalk } from 'chalk';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
@@ -16,6 +16,7 @@ import { checkExercise } from '../src/runner/exercise-cli.ts';
 import { hintsFor, exerciseHeader } from '../src/tooling/exercise.ts';
 import { isEmptyBody, loadAgentSources } from '../src/tooling/generate.ts';
 import { renderChapter, renderExercise } from '../src/tooling/markers.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 const plain = new Chalk({ level: 0 });
 const sources = await loadAgentSources(ROOT);   // parsed once: every test renders from the same src/agent/
@@ -24,17 +25,17 @@ for (const ch of WRITTEN_CHAPTERS) {
   describe(`chapter ${ch.n}: one TODO left, the rest written`, async () => {
     // One folder per chapter, the reference written once: each test writes its one stubbed
     // file over the reference's, and puts the reference's back when it ends. (The tests of a
-    // describe run one after another; the check loads whatever the folder holds then.)
-    const dir = path.join(ROOT, '.tmp', 'half-done', chapterDir(ch));
-    const rel = path.relative(ROOT, dir);
-    const written = (name: string, body: string) => writeFileSync(path.join(dir, name), `${exerciseHeader(ch, name, rel)}\n${body}`);
+    // describe run one after another; the check loads whatever the folder holds then.) A
+    // folder of this run's own, in the project where the imports resolve: another run of the
+    // tests in the same checkout at the same time has its own.
+    let dir = '';
+    const written = (name: string, body: string) => writeFileSync(path.join(dir, name), `${exerciseHeader(ch, name, path.relative(ROOT, dir))}\n${body}`);
     const reference = sources.filter((source) => !isEmptyBody(renderChapter(source.marked, ch.n)));
     beforeAll(() => {
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
+      dir = makeProjectScratch(ROOT, `half-done-${chapterDir(ch)}-`);
       for (const source of reference) written(source.name, renderChapter(source.marked, ch.n));
     });
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    afterAll(() => { if (dir !== '') rmSync(dir, { recursive: true, force: true }); });
 
     for (const block of await hintsFor(ROOT, ch.n)) {
       it(`TODO(${block.name}) left in ${block.file}: the check fails and names it`, async () => {

@@ -50,7 +50,7 @@ it('a run that ends early (Ctrl-C) removes its temp folder and the scratch folde
     mkdirSync(path.join(temp, 'subagents-run-1', 'work'), { recursive: true });
     made('.tmp-cli-1');
     made('.tmp', 'mutants', 'now-2');
-    made('.tmp', 'half-done', '16-worktree-isolation');
+    made('.tmp', 'shortcuts', 'worktree-keeps-all');
     sweep();
     expect(existsSync(temp)).toBe(false);
     expect(projectScratch(root).map((p) => path.relative(root, p)).sort()).toEqual(['.tmp-earlier', path.join('.tmp', 'mutants', 'earlier-1')]);
@@ -65,10 +65,10 @@ it('at the end of a run, the scratch folders its tests left are named and remove
     made('.tmp-earlier');
     const before = scratchBefore(root);
     made('.tmp-cli-1');
-    made('.tmp', 'exercise-tests', '01-agent-loop');
+    made('.tmp', 'shortcuts', 'loop-stops-early');
     made('.tmp', 'fast-start-ab12cd', 'src');   // a test's own folder in .tmp: named as one
-    mkdirSync(path.join(root, '.tmp', 'half-done'));
-    expect(scratchLeftBehind(root, before).sort()).toEqual(['.tmp-cli-1', path.join('.tmp', 'exercise-tests', '01-agent-loop'), path.join('.tmp', 'fast-start-ab12cd')]);
+    mkdirSync(path.join(root, '.tmp', 'mutants'));
+    expect(scratchLeftBehind(root, before).sort()).toEqual(['.tmp-cli-1', path.join('.tmp', 'fast-start-ab12cd'), path.join('.tmp', 'shortcuts', 'loop-stops-early')]);
     expect(readdirSync(root)).toEqual(['.tmp-earlier']);
   });
 });

@@ -62,18 +62,17 @@ function readMounts(): { dir: string; type: string; options: string[] }[] {
 
 /**
  * The folders in ROOT/.tmp that hold scratch folders of one kind, a folder each: mutants and
- * half-done shortcuts (src/tooling/selfcheck.ts), and the exercises under test
- * (test/half-done.test.ts, test/exercises.test.ts). Anything else in .tmp is one scratch
- * folder itself (a test's mkdtemp).
+ * half-done shortcuts (src/tooling/selfcheck.ts). Anything else in .tmp is one scratch folder
+ * itself (a test's makeProjectScratch, the exercises under test among them).
  */
-const SCRATCH_KINDS = ['exercise-tests', 'half-done', 'mutants', 'shortcuts'];
+const SCRATCH_KINDS = ['mutants', 'shortcuts'];
 
 const entries = (dir: string) => { try { return readdirSync(dir); } catch { return []; } };
 
 /**
  * The scratch folders tests make inside the project, where a chapter's code finds
- * node_modules: ROOT/.tmp-* and ROOT/.tmp/NAME (a test's own), and ROOT/.tmp/KIND/NAME (a
- * mutant, an exercise under test). git ignores all of them.
+ * node_modules: ROOT/.tmp-* and ROOT/.tmp/NAME (a test's own, an exercise under test), and
+ * ROOT/.tmp/KIND/NAME (a mutant, a shortcut). git ignores all of them.
  */
 export function projectScratch(root: string): string[] {
   const scratch = path.join(root, '.tmp');
