@@ -54,6 +54,10 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'await writeFile(file, text.replace(oldText, () => newText));',
     replace: '',
     breaks: 'edit_file changes the file on disk' },
+  { id: 'edit-expands-dollar-patterns', chapter: 2, caughtBy: 'edge-cases', file: 'tools.ts',
+    find: 'await writeFile(file, text.replace(oldText, () => newText));',
+    replace: 'await writeFile(file, text.replace(oldText, newText));',
+    breaks: 'edit_file writes $&, $$ and $` in new_text as they are' },
 
   // Chapter 3 · the system prompt
   { id: 'claude-md-link-followed-out', chapter: 3, caughtBy: 'linked', file: 'linked-files.ts',

@@ -75,6 +75,7 @@ export const editFileTool: Tool = {
     // Exactly one match, or the edit is ambiguous: the model must give more context.
     const count = text.split(oldText).length - 1;
     if (count !== 1) throw new Error(`old_text must occur exactly once in ${input.path}; found ${count}`);
+    // A function, not a string: in a string, replace reads $&, $$ and $` as patterns; new_text is written as given.
     await writeFile(file, text.replace(oldText, () => newText));
     return `Edited ${input.path}`;
   },
