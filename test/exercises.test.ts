@@ -86,4 +86,26 @@ describe('grading', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Some expectations are named as going on from the one before ("… not the workspace's
+  // place on disk"): the check prints the failing one alone, so it says what it goes on from.
+  it('a failing expectation named as going on from the one before is printed with that one\'s name first', async () => {
+    const ch = WRITTEN_CHAPTERS.find((x) => x.n === 2)!;
+    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'goes-on');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(path.dirname(dir), { recursive: true });
+    try {
+      cpSync(snapshotDir(ch), dir, { recursive: true });
+      const tools = path.join(dir, 'tools.ts');
+      const kept = readFileSync(tools, 'utf8');
+      writeFileSync(tools, kept.replace(".replaceAll(config.cwd + path.sep, '')", ''));
+      expect(readFileSync(tools, 'utf8')).not.toBe(kept);
+      let report = '';
+      const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain, { scenarios: [scenarioFile(ch, 'made-up-tool')] });
+      expect(code).toBe(1);
+      expect(report).toContain("missing behaviour: a failure names the path as the model wrote it … not the workspace's place on disk\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -317,7 +317,7 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       print(`  ${c.bold('the agent went off the script:')} ${offScript(v.failures[0]!)}`);
       print(`  ${c.dim(`(the mock: ${v.failures[0]})`)}`);
     } else if (failing) {
-      print(`  ${c.bold('missing behaviour:')} ${failing.name}`);
+      print(`  ${c.bold('missing behaviour:')} ${standalone(v.expectations, failing)}`);
       print(`  ${c.dim(failing.detail)}`);
     }
     for (const thrown of v.tool_errors) print(`  ${c.bold('a tool call threw:')} ${thrown} ${c.dim('(sent back to the model as an error result)')}`);
@@ -333,6 +333,19 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
   }
   print(`\n${c.green.bold('All done:')} chapter ${ch.n} passes ${files.length === 1 ? 'its scenario' : `all ${files.length} scenarios`}.`);
   return 0;
+}
+
+/**
+ * A failing expectation's name as it reads on its own. A scenario may name one as going on
+ * from the one before it ("… and the file is as it was"): in a list of all of them that
+ * reads well, but printed alone it says nothing of what it goes on from, so that one's
+ * name comes first.
+ */
+function standalone(expectations: readonly { name: string }[], failing: { name: string }): string {
+  const i = expectations.indexOf(failing);
+  const goesOn = /^(?:…|\.\.\.)\s*/.exec(failing.name);
+  if (goesOn === null || i < 1) return failing.name;
+  return `${expectations[i - 1]!.name} … ${failing.name.slice(goesOn[0].length)}`;
 }
 
 /**
