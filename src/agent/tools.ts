@@ -199,8 +199,9 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
   //<
   //> 2 run-tool-errors
   //! hint: Find the tool by name in config.tools, run it, and return its text as a tool_result.
-  //! hint: Any failure (unknown tool, thrown error) must come back as a tool_result with is_error: true,
-  //! hint: its message with every "WORKSPACE/" removed (replaceAll): paths as the model wrote them.
+  //! hint: Any failure (an unknown tool, named in the message; a thrown error) must come back as a
+  //! hint: tool_result with is_error: true, its message with every config.cwd + path.sep removed
+  //! hint: (replaceAll): paths as the model wrote them.
   try {
     //> 11 refuse-first
     // A call this agent may not make whatever its tools are (the agent tool's guard,
