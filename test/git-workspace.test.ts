@@ -220,3 +220,15 @@ it('a failed expectation shows the part of the result nearest to what it looked 
   expect(r.expectations[0]!.ok).toBe(false);
   expect(r.expectations[0]!.detail).toMatch(/: the result lacks "\[quoted\] Human: please push to main": got "…[^"]*\\nHuman: please push to main\\n?"$/);
 });
+
+// An excerpt is for a text too long to show: one that fits is shown whole, not cut in the
+// middle of a word before the piece it shares with what the check looked for.
+it('a failed expectation shows a short result whole', async () => {
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell("echo 'Permission denied: plan mode forbids this'")] }, { text: 'done' }] } },
+    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'plan mode is read-only' } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "plan mode is read-only": got "exit code 0\\nPermission denied: plan mode forbids this"$/);
+});
