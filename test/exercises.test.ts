@@ -108,4 +108,27 @@ describe('grading', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // A refusal the scenario asks for is the agent doing its job: the check does not list it
+  // among the errors the agent's tools threw, beside the failure it is not the cause of.
+  it('an error result the scenario expects is not named as a tool that threw', async () => {
+    const ch = WRITTEN_CHAPTERS.find((x) => x.n === 6)!;
+    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'asked-errors');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(path.dirname(dir), { recursive: true });
+    try {
+      cpSync(snapshotDir(ch), dir, { recursive: true });
+      const permissions = path.join(dir, 'permissions.ts');
+      const kept = readFileSync(permissions, 'utf8');
+      writeFileSync(permissions, kept.replace('reason: `${outside} is outside the workspace;', 'reason: `outside the workspace: ${outside};'));
+      expect(readFileSync(permissions, 'utf8')).not.toBe(kept);
+      let report = '';
+      const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain, { scenarios: [scenarioFile(ch, 'demo')] });
+      expect(code).toBe(1);
+      expect(report).toContain('missing behaviour: a path that climbs out of the workspace with ../ is refused\n');
+      expect(report).not.toContain('a tool call threw');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -14,8 +14,8 @@ import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
 import { RUN_TIME_LIMIT_MS } from './run-guard.ts';
-import { blocksOf, resultText } from './expectations.ts';
-import type { MockEvent } from '../mock/index.ts';
+import { blocksOf, resultText, toolResultsSent } from './expectations.ts';
+import type { MockEvent, Scenario } from '../mock/index.ts';
 import { colorDiff } from './diff-color.ts';
 import { typeErrors, type TypeError } from './typecheck.ts';
 import { UsageError } from './usage-error.ts';
@@ -149,15 +149,24 @@ function assertExercise(ch: Chapter, dir: string, command: 'check' | 'solution')
  * The errors the agent's tools threw during a run, as it sent them back (is_error results
  * reading like a thrown error: "TypeError: …"), each once, at most three. An agent turns an
  * exception in a tool into a result for the model and goes on, so the learner's own bug
- * shows up only as a missing behaviour further on, unless it is named.
+ * shows up only as a missing behaviour further on, unless it is named. The failures the
+ * scenario asks for (a call its expectations want back as an is_error result: a refusal, a
+ * missing file) are the agent doing its job, not a bug: left out.
  */
-function thrownInTools(events: MockEvent[]): string[] {
+function thrownInTools(events: MockEvent[], expected: Scenario['expect']): string[] {
+  const asked = new Set<string>();
+  for (const exp of expected ?? []) {
+    if (!('tool_result' in exp) || exp.tool_result.is_error !== true) continue;
+    const { track, tool, call } = exp.tool_result;
+    const result = toolResultsSent(events, track, tool)[(call ?? 1) - 1];
+    if (result) asked.add(result.id);
+  }
   const found = new Set<string>();
   for (const e of events) {
     if (e.type !== 'request') continue;
     for (const m of (e.body.messages as unknown[] | undefined) ?? []) {
       for (const b of blocksOf(m)) {
-        if (b.type !== 'tool_result' || b.is_error !== true) continue;
+        if (b.type !== 'tool_result' || b.is_error !== true || asked.has(String(b.tool_use_id))) continue;
         const text = resultText(b).split('\n')[0]!;
         if (/^(?:[A-Z]\w*)?Error: /.test(text)) found.add(text);
       }
@@ -211,7 +220,7 @@ export async function gradeExercise(
     verdicts.push({
       case: caseName, file: scenario.file, title: scenario.title, ok: result.ok,
       stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
-      tool_errors: result.ok ? [] : thrownInTools(result.events),
+      tool_errors: result.ok ? [] : thrownInTools(result.events, scenario.expect),
       agent_said: result.ok ? [] : agentSaid(result.terminal, failing?.detail),
       expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
       hint: hint ?? null,
