@@ -60,8 +60,9 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   //! hint: First the two refusals that ignore the mode: a path outside config.cwd, a DANGEROUS_COMMANDS match.
   //! hint: Then by mode: bypassPermissions allows all; reads are free; plan refuses edits and shell;
   //! hint: acceptEdits allows edits, except in git's own folder (gitFolder); everything else asks
-  //! hint: config.permissions.ask (none: refuse). The checks read the reasons: say "outside the workspace",
-  //! hint: "never allowed", "plan mode is read-only", "git's own folder", "nobody can be asked", "the user denied".
+  //! hint: config.permissions.ask (none: refuse). The checks read the reasons: say "<what outsideWorkspace
+  //! hint: returned> is outside the workspace", "never allowed", "plan mode is read-only", "nobody can be asked"
+  //! hint: (for an edit in git's own folder, say "git's own folder" too), "the user denied".
   const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
   const outside = await outsideWorkspace(input, config.cwd);
   if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
