@@ -131,4 +131,25 @@ describe('grading', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // A right solution need not send the reference's bytes: a sub-agent's prompt that keeps an
+  // empty CLAUDE.md section costs a few tokens more, and its usage line still passes, as long
+  // as it counts what the mock reported.
+  it("the sub-agent's usage line is checked against the tokens the mock counted, not the reference's", async () => {
+    const ch = WRITTEN_CHAPTERS.find((x) => x.n === 11)!;
+    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'usage-line');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(path.dirname(dir), { recursive: true });
+    try {
+      cpSync(snapshotDir(ch), dir, { recursive: true });
+      const subagent = path.join(dir, 'subagent.ts');
+      const kept = readFileSync(subagent, 'utf8');
+      writeFileSync(subagent, kept.replace("gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\\n\\n')", "gitStatusSection(parts.gitStatus)].join('\\n\\n')"));
+      expect(readFileSync(subagent, 'utf8')).not.toBe(kept);
+      const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, 'cache-ledger')], true);
+      expect(verdicts.map((v) => [v.ok, v.expectations.filter((e) => !e.ok).map((e) => e.detail)])).toEqual([[true, []]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -232,3 +232,37 @@ it('a failed expectation shows a short result whole', async () => {
   const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
   expect(r.expectations[0]!.detail).toMatch(/: the result lacks "plan mode is read-only": got "exit code 0\\nPermission denied: plan mode forbids this"$/);
 });
+
+// A terminal check that fails says what came closest, not only what it wanted: a usage line
+// with one number wrong is found by its words.
+it('a failed terminal check quotes the line that came nearest', async () => {
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ text: 'first line\nthe answer is 41\nlast line' }] } },
+    expect: [{ name: 'answer', terminal: { includes: 'the answer is 42' } }, { name: 'nothing near', terminal: { includes: 'zzzzzzzz' } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations.map((e) => e.detail)).toEqual([
+    'the terminal never showed "the answer is 42"; the nearest it came: "the answer is 41"',
+    'the terminal never showed "zzzzzzzz"',
+  ]);
+});
+
+// {calls}, {input} and {output} with usage_of stand for what the mock reported to that
+// track: a usage line is checked against the request the agent really sent, whatever its bytes.
+it("a terminal check with usage_of fills in the track's usage as the mock reported it", async () => {
+  const s = scenario({
+    git: false,
+    prompts: ['go', 'again'],
+    tracks: { main: { turns: [{ text: 'one' }, { text: 'two' }] } },
+    expect: [
+      { name: 'filled', terminal: { includes: '{calls} calls, {input} in, {output} out', usage_of: 'main' } },
+    ],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  const responses = r.events.filter((e) => e.type === 'response');
+  const input = responses.reduce((a, e) => a + (e.type === 'response' ? e.usage.input_tokens + e.usage.cache_creation_input_tokens + e.usage.cache_read_input_tokens : 0), 0);
+  const output = responses.reduce((a, e) => a + (e.type === 'response' ? e.usage.output_tokens : 0), 0);
+  expect(responses.length).toBe(2);
+  expect(r.expectations[0]!.detail).toBe(`the terminal never showed "2 calls, ${input} in, ${output} out"`);
+});

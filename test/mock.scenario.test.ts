@@ -168,6 +168,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].worktrees.outside: can never hold: it looks at where the worktrees lie, and there may be none`],
     ['usage_with without usage', (s) => (s.expect = [{ name: 'x', notification: { track: 'main', tool: 'agent', status: 'completed', usage_with: ['explorer'] } }]),
       `${F}: $.expect[0].notification.usage_with: checks nothing: it adds tracks to the usage check: set "usage": true`],
+    ['usage_of with nothing to fill in', (s) => (s.expect = [{ name: 'x', terminal: { includes: 'explorer: 2 calls', usage_of: 'explorer' } }]),
+      `${F}: $.expect[0].terminal.usage_of: checks nothing: it fills in {calls}, {input} and {output}, and neither includes nor excludes has one`],
     ['concurrent with a track listed twice', (s) => (s.expect = [{ name: 'x', concurrent: { tracks: ['explorer', 'explorer'] } }]),
       `${F}: $.expect[0].concurrent.tracks: checks nothing: "explorer" is listed twice, and a track always runs at the same time as itself`],
     ['while_running of a track with itself', (s) => (s.expect = [{ name: 'x', while_running: { track: 'main', request: 1, other: 'main' } }]),

@@ -59,7 +59,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
     track: 'track', request: 'positive', cache_read_min: 'count', cache_read_max: 'count',
     cache_write_min: 'count', cache_write_max: 'count',
   },
-  terminal: { includes: 'string', excludes: 'string' },
+  terminal: { includes: 'string', excludes: 'string', usage_of: 'track' },
   model: { track: 'track', equals: 'string' },
   fresh_context: { track: 'track', messages: 'positive' },
   isolated: { track: 'track', from: 'track' },
@@ -152,6 +152,9 @@ const NOTIFICATION_STATUSES = ['completed', 'failed', 'stopped'];
  */
 function idleField(kind: string, c: Record<string, unknown>): [field: string, why: string] | undefined {
   if (kind === 'notification' && 'usage_with' in c && c.usage !== true) return ['usage_with', 'it adds tracks to the usage check: set "usage": true'];
+  if (kind === 'terminal' && 'usage_of' in c && ![c.includes, c.excludes].some((t) => typeof t === 'string' && /\{(calls|input|output)\}/.test(t))) {
+    return ['usage_of', 'it fills in {calls}, {input} and {output}, and neither includes nor excludes has one'];
+  }
   if (kind === 'while_running' && c.other === c.track) return ['other', 'a track is always running while it sends its own requests: name another track'];
   if (kind === 'concurrent') {
     const tracks = c.tracks as string[];

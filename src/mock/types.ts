@@ -140,7 +140,7 @@ export type ExpectationCheck =
   | { usage: { track: string; request: number; cache_read_min?: number; cache_read_max?: number;
       cache_write_min?: number; cache_write_max?: number } }
   /** The terminal output of the agent includes / excludes text. */
-  | { terminal: { includes?: string; excludes?: string } }
+  | { terminal: { includes?: string; excludes?: string; usage_of?: string } }
   /** Every request of a track asked for this model. */
   | { model: { track: string; equals: string } }
   /** A track's first request started a fresh context: exactly `messages` messages. */

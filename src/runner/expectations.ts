@@ -134,17 +134,51 @@ function short(text: string, max = 90): string {
  */
 function near(text: string, wanted: string, max = 90): string {
   if (visible(text.trim()).length <= max) return short(text, max);
+  const piece = sharedPiece(text, wanted);
+  if (piece === undefined) return short(text, max);
+  const start = Math.max(0, piece.at - piece.from - 10);
+  if (start === 0) return short(text, max);
+  const shown = visible(text.slice(start));
+  return `…${shown.length > max - 1 ? `${shown.slice(0, max - 2)}…` : shown}`;
+}
+
+/**
+ * Where in `text` the longest piece of `wanted` (six characters at least, 24 at most) is:
+ * `at` in text, `from` in wanted. Undefined when no such piece is there.
+ */
+function sharedPiece(text: string, wanted: string): { at: number; from: number } | undefined {
   for (let size = Math.min(24, wanted.length); size >= 6; size--) {
     for (let from = 0; from + size <= wanted.length; from++) {
       const at = text.indexOf(wanted.slice(from, from + size));
-      if (at < 0) continue;
-      const start = Math.max(0, at - from - 10);
-      if (start === 0) return short(text, max);
-      const shown = visible(text.slice(start));
-      return `…${shown.length > max - 1 ? `${shown.slice(0, max - 2)}…` : shown}`;
+      if (at >= 0) return { at, from };
     }
   }
-  return short(text, max);
+  return undefined;
+}
+
+/** The line of `text` that holds the longest piece of `wanted`, as a failure quotes it; undefined when none does. */
+function nearestLine(text: string, wanted: string): string | undefined {
+  const piece = sharedPiece(text, wanted);
+  if (piece === undefined) return undefined;
+  const start = text.lastIndexOf('\n', piece.at) + 1;
+  const end = text.indexOf('\n', piece.at);
+  return short(text.slice(start, end < 0 ? undefined : end), 120);
+}
+
+/**
+ * A terminal text with `{calls}`, `{input}` and `{output}` standing for what the mock reported
+ * to `track`: its responses, and their input with cache writes and reads (what a sub-agent's
+ * usage line counts). A number the text fixed would hold only for the reference's exact bytes.
+ */
+function withUsage(text: string, events: MockEvent[], track: string): string {
+  const responses = responsesOf(events, track);
+  const sum = (f: (r: ResponseEvent) => number) => responses.reduce((a, r) => a + f(r), 0);
+  const values: Record<string, number> = {
+    calls: responses.length,
+    input: sum((r) => r.usage.input_tokens + r.usage.cache_creation_input_tokens + r.usage.cache_read_input_tokens),
+    output: sum((r) => r.usage.output_tokens),
+  };
+  return text.replace(/\{(calls|input|output)\}/g, (_, name: string) => String(values[name]));
 }
 
 // ---------------------------------------------------------------------------
@@ -325,8 +359,14 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   }
   if ('terminal' in exp) {
     const t = exp.terminal;
-    if (t.includes !== undefined && !seen.terminal.includes(t.includes)) return `the terminal never showed "${visible(t.includes)}"`;
-    if (t.excludes !== undefined && seen.terminal.includes(t.excludes)) return `the terminal showed "${visible(t.excludes)}"`;
+    const filled = (text: string | undefined) => (text === undefined || t.usage_of === undefined ? text : withUsage(text, events, t.usage_of));
+    const [includes, excludes] = [filled(t.includes), filled(t.excludes)];
+    if (includes !== undefined && !seen.terminal.includes(includes)) {
+      // What it printed instead, when a line comes close: the check says what it wanted, the learner needs to see what it got.
+      const closest = nearestLine(seen.terminal, includes);
+      return `the terminal never showed "${visible(includes)}"${closest === undefined ? '' : `; the nearest it came: "${closest}"`}`;
+    }
+    if (excludes !== undefined && seen.terminal.includes(excludes)) return `the terminal showed "${visible(excludes)}"`;
     return true;
   }
   if ('model' in exp) {
