@@ -209,7 +209,8 @@ export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfi
   const input = call.input as Record<string, unknown>;
   //<
   //> 11-11 recursion-guard
-  //! hint: Refuse an `agent` call when config.depth > 0: return the reason the model will read.
+  //! hint: Refuse an `agent` call when config.depth > 0: return the reason the model will read
+  //! hint: (the check reads that the agent tool is "not available inside a sub-agent").
   // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
   // anyway (a confused model, a replayed transcript) the call is refused here.
   if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
@@ -305,10 +306,13 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
 
   //> 11 run-subagent
   //! hint: Build a LoopConfig of the sub-agent's own (system prompt, tools, a buffer terminal,
-  //! hint: depth + 1, a fresh Ledger; the parent's gate, guard and the rest) and a NEW messages
+  //! hint: depth + 1, a fresh Ledger, maxTurns 20, querySource `agent:builtin:TYPE`, the model: input.model,
+  //! hint: else the type's, else the parent's; the parent's gate, guard and the rest) and a NEW messages
   //! hint: array holding only the task; run agentLoop.
-  //! hint: Return its final text; roll its ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
-  //! hint: Either way print one line on the parent's terminal: `  ⎿ TYPE sub-agent "LABEL": N calls, IN input / OUT output tokens`.
+  //! hint: Return its final text (an empty one: a note that it finished "without a report"); roll its
+  //! hint: ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
+  //! hint: Either way print one line on the parent's terminal: `  ⎿ TYPE sub-agent "LABEL": N calls, IN input / OUT output tokens`
+  //! hint: (LABEL: the description; IN: all its input, cache writes and reads included).
   //> 11 subagent-config
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
   const config: LoopConfig = {
