@@ -310,7 +310,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: else the type's, else the parent's; the parent's gate, guard and the rest) and a NEW messages
   //! hint: array holding only the task; run agentLoop.
   //! hint: Return its final text (an empty one: a note that it finished "without a report"); roll its
-  //! hint: ledger into parent.ledger; turn a failure into "Sub-agent failed: …".
+  //! hint: ledger into parent.ledger; turn a failure into "Sub-agent failed: <errorLine of it>".
   //! hint: Either way print one line on the parent's terminal: `  ⎿ TYPE sub-agent "LABEL": N calls, IN input / OUT output tokens`
   //! hint: (LABEL: the description; IN: all its input, cache writes and reads included).
   //> 11 subagent-config
