@@ -27,8 +27,9 @@ export function forkedSkill(prompt: string, skills: Skill[]): Skill | undefined 
 export async function runIsland(skill: Skill, task: string, config: LoopConfig): Promise<string> {
   //> 14 run-island
   //! hint: Set config.permissions.preApproved to skill.allowedTools, run runSubagent with the task and
-  //! hint: subagent_type skill.agent ?? 'general', then clear preApproved. Push ONE user message with the
-  //! hint: scanned report into config.messages and return agentLoop(config).
+  //! hint: subagent_type skill.agent ?? 'general', then clear preApproved (a failure too: its "Error: <message>"
+  //! hint: is the report). Push ONE user message into config.messages, "The /NAME skill ran in an isolated
+  //! hint: TYPE sub-agent. Its report:", a blank line, then the scanned report; return agentLoop(config).
   const agent = skill.agent ?? 'general';
   config.permissions.preApproved = skill.allowedTools;   // the island's calls pass this same gate
   let report: string;
