@@ -266,3 +266,16 @@ it("a terminal check with usage_of fills in the track's usage as the mock report
   expect(responses.length).toBe(2);
   expect(r.expectations[0]!.detail).toBe(`the terminal never showed "2 calls, ${input} in, ${output} out"`);
 });
+
+// A short word the result shares with what the check looked for ("worktree" in a path) is no
+// sign of where the wrong line is: the excerpt is then the result's start, where its error is.
+it('a failed expectation shows the start of a long result that shares only a short word with what it looked for', async () => {
+  const got = "ENOTDIR: not a directory, lstat '/tmp/run/work.worktrees/agent-set-the-port' while undoing the worktree";
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell(`echo "${got}"`)] }, { text: 'done' }] } },
+    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'git worktree add failed' } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "git worktree add failed": got "exit code 0\\nENOTDIR: not a directory, lstat [^"]*…"$/);
+});

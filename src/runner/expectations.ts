@@ -143,11 +143,14 @@ function near(text: string, wanted: string, max = 90): string {
 }
 
 /**
- * Where in `text` the longest piece of `wanted` (six characters at least, 24 at most) is:
- * `at` in text, `from` in wanted. Undefined when no such piece is there.
+ * Where in `text` the longest piece of `wanted` (24 characters at most) is: `at` in text,
+ * `from` in wanted. Undefined when no piece of half of wanted is there (six characters at
+ * least, ten at most): a short common word ("worktree" in a path, for "git worktree add
+ * failed") says nothing of where the line the check looked for should have been.
  */
 function sharedPiece(text: string, wanted: string): { at: number; from: number } | undefined {
-  for (let size = Math.min(24, wanted.length); size >= 6; size--) {
+  const least = Math.min(10, Math.max(6, Math.ceil(wanted.length / 2)));
+  for (let size = Math.min(24, wanted.length); size >= least; size--) {
     for (let from = 0; from + size <= wanted.length; from++) {
       const at = text.indexOf(wanted.slice(from, from + size));
       if (at >= 0) return { at, from };
