@@ -279,3 +279,16 @@ it('a failed expectation shows the start of a long result that shares only a sho
   const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
   expect(r.expectations[0]!.detail).toMatch(/: the result lacks "git worktree add failed": got "exit code 0\\nENOTDIR: not a directory, lstat [^"]*…"$/);
 });
+
+// An excerpt begins where the line it is taken from begins, when the piece is near enough to
+// it: "Error: isolation needs …", not a cut in the middle of a word ten characters before.
+it("a failed expectation's excerpt begins at the start of the line that holds the piece", async () => {
+  const line = 'Error: isolation "worktree" needs a git repository, and /tmp/a/rather/long/path/to/the/work/pkg is not in one';
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell(`echo '${line}'`)] }, { text: 'done' }] } },
+    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'bare repository' } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "bare repository": got "…\\nError: isolation "worktree" needs a git repository, [^"]*…"$/);
+});

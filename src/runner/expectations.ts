@@ -136,8 +136,12 @@ function near(text: string, wanted: string, max = 90): string {
   if (visible(text.trim()).length <= max) return short(text, max);
   const piece = sharedPiece(text, wanted);
   if (piece === undefined) return short(text, max);
-  const start = Math.max(0, piece.at - piece.from - 10);
-  if (start === 0) return short(text, max);
+  // From the start of its line when the piece is near enough to it to be shown too (a line is
+  // read from its start: the error's kind, the label), the line break before it included;
+  // otherwise from a little before the piece.
+  const line = text.lastIndexOf('\n', piece.at - 1) + 1;
+  const start = piece.at - line <= max - 20 ? Math.max(0, line - 1) : piece.at - piece.from - 10;
+  if (start <= 0) return short(text, max);
   const shown = visible(text.slice(start));
   return `…${shown.length > max - 1 ? `${shown.slice(0, max - 2)}…` : shown}`;
 }
