@@ -363,8 +363,9 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //<
   //> 16 subagent-worktree
   //! hint: When input.isolation (or the type's own isolation) is "worktree": createWorktree from the
-  //! hint: parent's cwd on a branch named after the description, keep it in config.worktree, and point
-  //! hint: config.cwd at its folder (tools, shell and the workspace check all follow config.cwd).
+  //! hint: parent's cwd on branchFor(the description), keep it in config.worktree, point config.cwd at
+  //! hint: its cwd (tools, shell and the workspace check all follow config.cwd), and append
+  //! hint: worktreeSection to the system prompt. Any other isolation is refused, naming it.
   const isolation = input.isolation ?? type.isolation;
   if (isolation !== undefined && isolation !== 'worktree') throw new Error(`isolation must be "worktree" or left out, not ${JSON.stringify(isolation)}`);
   if (isolation === 'worktree') {

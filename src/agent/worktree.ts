@@ -94,10 +94,13 @@ export async function finishUnfinished(): Promise<void> {
 async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //> 16 create-worktree
   //! hint: Find the repository's top folder and HEAD (git rev-parse --show-toplevel HEAD); refuse
-  //! hint: outside a repository or before the first commit. Take the first free name (name, name-2, …):
-  //! hint: free when no folder of that name exists and `git branch NAME HEAD` works. Then `git worktree
-  //! hint: add DIR NAME`; if it fails ("git worktree add failed: …"), undo it all: the folder, the empty
-  //! hint: folder that held it, git's record (git worktree prune) and the branch.
+  //! hint: outside a repository ("needs a git repository"; any other refusal of git's in its own words)
+  //! hint: or before the first commit. Take the first free name (name, name-2, … name-20): free when no
+  //! hint: folder of that name exists and `git branch NAME HEAD` works (when it fails and no such branch
+  //! hint: exists, throw git's error). Then `git worktree add --quiet DIR NAME` (quiet: git's first line is the
+  //! hint: reason); if it fails ("git worktree add failed: …"), undo it all, each step's own failure
+  //! hint: ignored: the folder, the empty folder that held it, git's record (git worktree prune) and the
+  //! hint: branch. cwd: the parent's subfolder of the repository, in the worktree, made if missing.
   const found = await git(['rev-parse', '--show-toplevel', 'HEAD'], cwd);
   const [top, base] = found.out.split('\n');
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
@@ -150,10 +153,12 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
   return oneAtATime(async () => {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
-    //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`
-    //! hint: and `git branch -D`, return undefined. Changed: commit what is uncommitted (commitLeftovers;
-    //! hint: if that fails, say "not committed, since git commit failed (…)"), keep both, and return where
-    //! hint: they are with kept(wt), the commit count and list(files).
+    //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`,
+    //! hint: `git branch -D`, the folder that held it if now empty (removeEmpty), wt.removed = true, return
+    //! hint: undefined. Changed: commit what is uncommitted (commitLeftovers; if that fails, say "not
+    //! hint: committed, since git commit failed (…)"), keep both, and return "<kept(wt)>: N commit(s) on top
+    //! hint: of <base's first 7>", then, for leftovers, ", the last made when it finished, of what it left
+    //! hint: uncommitted: <list(files)>".
     // core.quotePath off: a name beyond ASCII ("café.txt") comes as it is, not as octal escapes.
     const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${quoted(status.err)})`;
