@@ -91,9 +91,7 @@ describe('grading', () => {
   // place on disk"): the check prints the failing one alone, so it says what it goes on from.
   it('a failing expectation named as going on from the one before is printed with that one\'s name first', async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 2)!;
-    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'goes-on');
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
+    const dir = makeProjectScratch(ROOT, 'goes-on-');
     try {
       cpSync(snapshotDir(ch), dir, { recursive: true });
       const tools = path.join(dir, 'tools.ts');
@@ -113,9 +111,7 @@ describe('grading', () => {
   // among the errors the agent's tools threw, beside the failure it is not the cause of.
   it('an error result the scenario expects is not named as a tool that threw', async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 6)!;
-    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'asked-errors');
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
+    const dir = makeProjectScratch(ROOT, 'asked-errors-');
     try {
       cpSync(snapshotDir(ch), dir, { recursive: true });
       const permissions = path.join(dir, 'permissions.ts');
@@ -137,9 +133,7 @@ describe('grading', () => {
   // as it counts what the mock reported.
   it("the sub-agent's usage line is checked against the tokens the mock counted, not the reference's", async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 11)!;
-    const dir = path.join(ROOT, '.tmp', 'exercise-tests', 'usage-line');
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
+    const dir = makeProjectScratch(ROOT, 'usage-line-');
     try {
       cpSync(snapshotDir(ch), dir, { recursive: true });
       const subagent = path.join(dir, 'subagent.ts');
