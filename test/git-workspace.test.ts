@@ -239,12 +239,18 @@ it('a failed terminal check quotes the line that came nearest', async () => {
   const s = scenario({
     git: false,
     tracks: { main: { turns: [{ text: 'first line\nthe answer is 41\nlast line' }] } },
-    expect: [{ name: 'answer', terminal: { includes: 'the answer is 42' } }, { name: 'nothing near', terminal: { includes: 'zzzzzzzz' } }],
+    expect: [
+      { name: 'answer', terminal: { includes: 'the answer is 42' } },
+      { name: 'nothing near', terminal: { includes: 'zzzzzzzz' } },
+      // What it shares begins with a line break: the line after it is the one quoted.
+      { name: 'across lines', terminal: { includes: 'X\nthe answer is 42' } },
+    ],
   });
   const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
   expect(r.expectations.map((e) => e.detail)).toEqual([
     'the terminal never showed "the answer is 42"; the nearest it came: "the answer is 41"',
     'the terminal never showed "zzzzzzzz"',
+    'the terminal never showed "X\\nthe answer is 42"; the nearest it came: "the answer is 41"',
   ]);
 });
 

@@ -167,8 +167,12 @@ function sharedPiece(text: string, wanted: string): { at: number; from: number }
 function nearestLine(text: string, wanted: string): string | undefined {
   const piece = sharedPiece(text, wanted);
   if (piece === undefined) return undefined;
-  const start = text.lastIndexOf('\n', piece.at) + 1;
-  const end = text.indexOf('\n', piece.at);
+  // A piece that begins with a line break (the text looked for spans two lines) is quoted
+  // from the line after the break: the break itself ends a line and holds none of it.
+  let at = piece.at;
+  while (text[at] === '\n' || text[at] === '\r') at++;
+  const start = text.lastIndexOf('\n', at) + 1;
+  const end = text.indexOf('\n', at);
   return short(text.slice(start, end < 0 ? undefined : end), 120);
 }
 
