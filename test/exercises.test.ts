@@ -15,7 +15,7 @@ import { describe, it, expect } from 'vitest';
 import { Chalk } from 'chalk';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { WRITTEN_CHAPTERS, chapterDir } from '../src/chapters.ts';
+import { WRITTEN_CHAPTERS, chapterDir, type Chapter } from '../src/chapters.ts';
 import { ROOT, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
 import { makeExercise, checkExercise, exerciseProgress, gradeExercise } from '../src/runner/exercise-cli.ts';
 import { hintsFor } from '../src/tooling/exercise.ts';
@@ -65,20 +65,45 @@ for (const ch of WRITTEN_CHAPTERS) {
   });
 }
 
+/**
+ * The chapter's snapshot, copied into a scratch folder of the project's (where its imports
+ * resolve) with `find` in `file` replaced: another way to write it, or a bug. The
+ * replacement is checked to have happened: a `find` the code no longer holds would leave
+ * the snapshot as it is, and the test would pass without testing anything.
+ */
+function changedSnapshot(ch: Chapter, prefix: string, file: string, find: string, replace: string): string {
+  const dir = makeProjectScratch(ROOT, prefix);
+  try {
+    cpSync(snapshotDir(ch), dir, { recursive: true });
+    const at = path.join(dir, file);
+    const kept = readFileSync(at, 'utf8');
+    writeFileSync(at, kept.replace(find, replace));
+    expect(readFileSync(at, 'utf8'), `${file} holds no ${JSON.stringify(find)}`).not.toBe(kept);
+    return dir;
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** What `--check` prints for the folder against one scenario file, and its exit code. */
+async function checkReport(ch: Chapter, dir: string, scenario: string): Promise<{ code: number; report: string }> {
+  let report = '';
+  const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain, { scenarios: [scenario] });
+  return { code, report };
+}
+
 describe('grading', () => {
   // A module-level variable of the learner's code that one scenario leaves behind: graded
   // on a fresh load each, every scenario sees the code as a run of its own would, whatever
   // ran before it.
   it('each scenario runs on a fresh load of the code: what one run left in a module does not fail the next', async () => {
     const ch = WRITTEN_CHAPTERS[0]!;
-    const dir = makeProjectScratch(ROOT, 'fresh-load-');
+    const dir = changedSnapshot(ch, 'fresh-load-', 'main.ts',
+      'export async function runSession(',
+      "let sessions = 0;\nexport async function runSession(...args: Parameters<typeof runSessionOnce>): Promise<void> {\n  if (++sessions > 1) throw new Error('a second session in the same module');\n  return runSessionOnce(...args);\n}\nasync function runSessionOnce(",
+    );
     try {
-      cpSync(snapshotDir(ch), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      writeFileSync(main, readFileSync(main, 'utf8').replace(
-        'export async function runSession(',
-        "let sessions = 0;\nexport async function runSession(...args: Parameters<typeof runSessionOnce>): Promise<void> {\n  if (++sessions > 1) throw new Error('a second session in the same module');\n  return runSessionOnce(...args);\n}\nasync function runSessionOnce(",
-      ));
       const demo = scenarioFile(ch, 'demo');
       const verdicts = await gradeExercise(ch, dir, [demo, demo], true);
       expect(verdicts.map((v) => [v.ok, v.crash])).toEqual([[true, null], [true, null]]);
@@ -91,15 +116,9 @@ describe('grading', () => {
   // place on disk"): the check prints the failing one alone, so it says what it goes on from.
   it('a failing expectation named as going on from the one before is printed with that one\'s name first', async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 2)!;
-    const dir = makeProjectScratch(ROOT, 'goes-on-');
+    const dir = changedSnapshot(ch, 'goes-on-', 'tools.ts', ".replaceAll(config.cwd + path.sep, '')", '');
     try {
-      cpSync(snapshotDir(ch), dir, { recursive: true });
-      const tools = path.join(dir, 'tools.ts');
-      const kept = readFileSync(tools, 'utf8');
-      writeFileSync(tools, kept.replace(".replaceAll(config.cwd + path.sep, '')", ''));
-      expect(readFileSync(tools, 'utf8')).not.toBe(kept);
-      let report = '';
-      const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain, { scenarios: [scenarioFile(ch, 'made-up-tool')] });
+      const { code, report } = await checkReport(ch, dir, scenarioFile(ch, 'made-up-tool'));
       expect(code).toBe(1);
       expect(report).toContain("missing behaviour: a failure names the path as the model wrote it … not the workspace's place on disk\n");
     } finally {
@@ -111,15 +130,9 @@ describe('grading', () => {
   // among the errors the agent's tools threw, beside the failure it is not the cause of.
   it('an error result the scenario expects is not named as a tool that threw', async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 6)!;
-    const dir = makeProjectScratch(ROOT, 'asked-errors-');
+    const dir = changedSnapshot(ch, 'asked-errors-', 'permissions.ts', 'reason: `${outside} is outside the workspace;', 'reason: `outside the workspace: ${outside};');
     try {
-      cpSync(snapshotDir(ch), dir, { recursive: true });
-      const permissions = path.join(dir, 'permissions.ts');
-      const kept = readFileSync(permissions, 'utf8');
-      writeFileSync(permissions, kept.replace('reason: `${outside} is outside the workspace;', 'reason: `outside the workspace: ${outside};'));
-      expect(readFileSync(permissions, 'utf8')).not.toBe(kept);
-      let report = '';
-      const code = await checkExercise(ch, dir, (s) => { report += `${s}\n`; }, plain, { scenarios: [scenarioFile(ch, 'demo')] });
+      const { code, report } = await checkReport(ch, dir, scenarioFile(ch, 'demo'));
       expect(code).toBe(1);
       expect(report).toContain('missing behaviour: a path that climbs out of the workspace with ../ is refused\n');
       expect(report).not.toContain('a tool call threw');
@@ -133,13 +146,9 @@ describe('grading', () => {
   // as it counts what the mock reported.
   it("the sub-agent's usage line is checked against the tokens the mock counted, not the reference's", async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 11)!;
-    const dir = makeProjectScratch(ROOT, 'usage-line-');
+    const dir = changedSnapshot(ch, 'usage-line-', 'subagent.ts',
+      "gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\\n\\n')", "gitStatusSection(parts.gitStatus)].join('\\n\\n')");
     try {
-      cpSync(snapshotDir(ch), dir, { recursive: true });
-      const subagent = path.join(dir, 'subagent.ts');
-      const kept = readFileSync(subagent, 'utf8');
-      writeFileSync(subagent, kept.replace("gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\\n\\n')", "gitStatusSection(parts.gitStatus)].join('\\n\\n')"));
-      expect(readFileSync(subagent, 'utf8')).not.toBe(kept);
       const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, 'cache-ledger')], true);
       expect(verdicts.map((v) => [v.ok, v.expectations.filter((e) => !e.ok).map((e) => e.detail)])).toEqual([[true, []]]);
     } finally {
