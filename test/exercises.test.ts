@@ -121,6 +121,17 @@ describe('grading', () => {
       const { code, report } = await checkReport(ch, dir, scenarioFile(ch, 'made-up-tool'));
       expect(code).toBe(1);
       expect(report).toContain("missing behaviour: a failure names the path as the model wrote it … not the workspace's place on disk\n");
+      // One that goes on from one that goes on itself: every name back to the sentence's start.
+      const chained = path.join(dir, 'chained.json');
+      writeFileSync(chained, JSON.stringify({
+        title: 'three steps of one sentence', prompts: ['go'], tracks: { main: { turns: [{ text: 'done' }] } },
+        expect: [
+          { name: 'the model is asked', requests: { track: 'main', count: 1 } },
+          { name: '… once', requests: { track: 'main', count: 1 } },
+          { name: '... and its answer says so', terminal: { includes: 'not done' } },
+        ],
+      }));
+      expect((await checkReport(ch, dir, chained)).report).toContain('missing behaviour: the model is asked … once … and its answer says so\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

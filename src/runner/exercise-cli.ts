@@ -347,14 +347,17 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
 /**
  * A failing expectation's name as it reads on its own. A scenario may name one as going on
  * from the one before it ("… and the file is as it was"): in a list of all of them that
- * reads well, but printed alone it says nothing of what it goes on from, so that one's
- * name comes first.
+ * reads well, but printed alone it says nothing of what it goes on from, so the names it goes
+ * on from come first, back to the one that starts the sentence ("A … B … C" for "… C" after
+ * "… B" after "A").
  */
 function standalone(expectations: readonly { name: string }[], failing: { name: string }): string {
-  const i = expectations.indexOf(failing);
-  const goesOn = /^(?:…|\.\.\.)\s*/.exec(failing.name);
-  if (goesOn === null || i < 1) return failing.name;
-  return `${expectations[i - 1]!.name} … ${failing.name.slice(goesOn[0].length)}`;
+  const goesOn = /^(?:…|\.\.\.)\s*/;
+  const last = expectations.indexOf(failing);
+  let first = last;
+  while (first > 0 && goesOn.test(expectations[first]!.name)) first--;
+  if (first === last) return failing.name;
+  return expectations.slice(first, last + 1).map((e, i) => (i === 0 ? e.name : e.name.replace(goesOn, ''))).join(' … ');
 }
 
 /**
