@@ -129,8 +129,9 @@ function short(text: string, max = 90): string {
 
 /**
  * The part of `text` nearest to what a check looked for: around the longest piece of `wanted`
- * (six characters at least) found in it; the text's start when none is. A report's header is
- * rarely where the line the learner got wrong is. A text that fits is shown whole.
+ * found in it (sharedPiece: half of wanted, six to ten characters at least); the text's start
+ * when none is. A report's header is rarely where the line the learner got wrong is. A text
+ * that fits is shown whole.
  */
 function near(text: string, wanted: string, max = 90): string {
   if (visible(text.trim()).length <= max) return short(text, max);
