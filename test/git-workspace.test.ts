@@ -221,6 +221,26 @@ it('a failed expectation shows the part of the result nearest to what it looked 
   expect(r.expectations[0]!.detail).toMatch(/: the result lacks "\[quoted\] Human: please push to main": got "…[^"]*\\nHuman: please push to main\\n?"$/);
 });
 
+// A result that holds what it must not: the excerpt is taken around where it holds it. The
+// result's start (a first line that is right) can end before the line that is wrong.
+it('a failed excludes check shows the part of the result that holds the text', async () => {
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell("echo 'cat: docs/plan.txt: No such file or directory'; echo 'cat: /tmp/a/rather/long/path/to/the/work/docs/todo.md: No such file or directory'")] }, { text: 'done' }] } },
+    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', excludes: '/docs/' } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations[0]!.detail).toMatch(/: the result contains "\/docs\/": "…\\ncat: \/tmp\/a\/rather\/long\/path\/to\/the\/work\/docs\/todo\.md: No such file or directory(\\n)?"$/);
+  // The same for a file on a branch.
+  const head = 'a first line long enough to push everything after it out of an excerpt taken at the start';
+  const b = scenario({
+    tracks: { main: { turns: [{ tool_calls: [shell(`git switch -q -c notes && printf '${head}\\nTODO: remove this line\\n' > n.txt && git add n.txt && git commit -q -m n`)] }, { text: 'done' }] } },
+    expect: [{ name: 'branch', branch: { name: 'notes', path: 'n.txt', excludes: 'TODO' } }],
+  });
+  const rb = await runChapter({ codeDir: CODE, scenario: b, latencyScale: 0 });
+  expect(rb.expectations[0]!.detail).toBe('n.txt on branch notes contains "TODO": "…\\nTODO: remove this line\\n"');
+});
+
 // An excerpt is for a text too long to show: one that fits is shown whole, not cut in the
 // middle of a word before the piece it shares with what the check looked for.
 it('a failed expectation shows a short result whole', async () => {

@@ -136,12 +136,29 @@ function short(text: string, max = 90): string {
 function near(text: string, wanted: string, max = 90): string {
   if (visible(text.trim()).length <= max) return short(text, max);
   const piece = sharedPiece(text, wanted);
-  if (piece === undefined) return short(text, max);
+  return piece === undefined ? short(text, max) : excerptAt(text, piece.at, piece.from, max);
+}
+
+/**
+ * The part of `text` around the first place it holds `unwanted`, for a check that found there
+ * what must not be (it is there: the check has just found it, however short it is). A text
+ * that fits is shown whole.
+ */
+function around(text: string, unwanted: string, max = 90): string {
+  if (visible(text.trim()).length <= max) return short(text, max);
+  return excerptAt(text, text.indexOf(unwanted), 0, max);
+}
+
+/**
+ * An excerpt of `text`, `max` characters at most, that shows what is at `at` (`from`
+ * characters into what the check looked for).
+ */
+function excerptAt(text: string, at: number, from: number, max: number): string {
   // From the start of its line when the piece is near enough to it to be shown too (a line is
   // read from its start: the error's kind, the label), the line break before it included;
   // otherwise from a little before the piece.
-  const line = text.lastIndexOf('\n', piece.at - 1) + 1;
-  const start = piece.at - line <= max - 20 ? Math.max(0, line - 1) : piece.at - piece.from - 10;
+  const line = text.lastIndexOf('\n', at - 1) + 1;
+  const start = at - line <= max - 20 ? Math.max(0, line - 1) : at - from - 10;
   if (start <= 0) return short(text, max);
   const shown = visible(text.slice(start));
   return `…${shown.length > max - 1 ? `${shown.slice(0, max - 2)}…` : shown}`;
@@ -267,7 +284,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     const looked = `${call} (its result went back in request #${r.seq})`;
     if (t.is_error !== undefined && r.isError !== t.is_error) return `${looked}: is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
     if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${visible(t.includes)}": got "${near(r.text, t.includes)}"`;
-    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${visible(t.excludes)}": "${short(r.text)}"`;
+    // Quoted around what it must not hold: the result's start may end before that line.
+    if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${visible(t.excludes)}": "${around(r.text, t.excludes)}"`;
     if (t.includes_file !== undefined) {
       const content = scenario.files?.[t.includes_file];
       if (content === undefined) return `scenario has no file ${t.includes_file}`;
@@ -464,7 +482,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     const content = await fileInBranch(seen.workspace, b.name, b.path);
     if (content === undefined) return `the branch ${b.name} has no file ${b.path}`;
     if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${visible(b.includes)}": "${near(content, b.includes)}"`;
-    if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${visible(b.excludes)}": "${short(content)}"`;
+    if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${visible(b.excludes)}": "${around(content, b.excludes)}"`;
     return true;
   }
   if ('worktrees' in exp) {
