@@ -72,8 +72,6 @@ try {
     });
     // An exercise or a mutant compiled on the spot gets the SDK from its bundle too.
     globalThis[Symbol.for('subagents.packageCopies')] = fast.packages;
-    // The watchdog's thread removes a stuck run's worktrees with cleanup.ts's own code, from its bundle.
-    globalThis[Symbol.for('subagents.cleanupBundle')] = path.join(fast.folder, 'cleanup.cjs');
   } else if (nativeTypeScript) {
     // Fails early, with the hint below, if npm install was skipped.
     await shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));

@@ -19,6 +19,9 @@
 // series blocks its thread for more than a moment. Not started in tests, where no
 // command-line handlers are installed: a test runner has its own timeouts.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { trackedRepos } from './cleanup.ts';
 
@@ -77,6 +80,17 @@ setInterval(() => {
 let dog: { worker: Worker; shared: Int32Array } | undefined;
 
 /**
+ * cleanup.ts's own bundle, for the worker: beside the runner's (steps/fast-start.mjs builds
+ * both) when this code runs from that bundle; undefined when the runner runs from its
+ * TypeScript, where the worker has no way to load it.
+ */
+function cleanupBundle(): string | undefined {
+  const here = fileURLToPath(import.meta.url);
+  const file = path.join(path.dirname(here), 'cleanup.cjs');
+  return path.basename(here) === 'cli.cjs' && existsSync(file) ? file : undefined;
+}
+
+/**
  * Watch the main thread while a run of `label` is in progress; its temp folders are `paths`.
  * Returns the function that stops watching (the worker stays, idle, for the next run).
  */
@@ -84,7 +98,7 @@ export function watchRun(label: string, paths: string[], lastWords?: string): ()
   if (!dog) {
     const shared = new Int32Array(new SharedArrayBuffer(8));
     const mark = process.env.SUBAGENTS_RUNNER === String(process.pid) ? `SUBAGENTS_RUNNER=${process.pid}` : undefined;
-    const cleanup = (globalThis as Record<symbol, unknown>)[Symbol.for('subagents.cleanupBundle')];
+    const cleanup = cleanupBundle();
     const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, mark, cleanup } });
     worker.unref();
     setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
