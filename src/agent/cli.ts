@@ -48,8 +48,12 @@ Interactive: /clear starts a new conversation, /exit or Ctrl-D quits.
 /** Parse host.argv. A mistake throws one line that says what is wrong. */
 export function parseFlags(argv: string[]): Flags {
   //> 4 parse-flags
-  //! hint: minimist(argv, { boolean: [...], string: [...], alias: { p: 'print', h: 'help' } });
-  //! hint: refuse unknown flags and empty values; the words that are left form the first prompt.
+  //! hint: minimist(argv, { boolean: [...], string: [...], alias: { p: 'print', h: 'help' } }); the words
+  //! hint: that are left form the first prompt. Each mistake throws one line: "unknown flag --modle" (an
+  //! hint: unknown callback), "--print takes no value" (--NAME=… for a switch), "--model given twice"
+  //! hint: (minimist's list), "--model needs a value" (''); an output style that is not an own key of
+  //! hint: OUTPUT_STYLES or a mode not in PERMISSION_MODES, named; a --session-id that is not a plain name
+  //! hint: (letters, digits, _ and -, starting with a letter or digit), in a line naming --session-id.
   const args = minimist(argv, {
     //> 4-9 flags-boolean
     boolean: ['print', 'help'],
@@ -146,8 +150,10 @@ export function sessionFile(cwd: string, idOrPath: string): string {
 /** Read a saved session, or throw one line saying why not. Never writes. */
 export async function loadSession(file: string, cwd: string): Promise<SavedSession> {
   //> 4 load-session
-  //! hint: Three distinct failures, each one line naming the file: missing, not JSON, not a session.
-  //! hint: Throw; never repair or recreate the file (the caller must not overwrite it either).
+  //! hint: Three distinct failures, each one line naming the file (relative to cwd): "cannot resume: no
+  //! hint: session file FILE", "cannot resume: FILE is not valid JSON (…)", "cannot resume: FILE is not a
+  //! hint: saved session (…)": a session is an object with an id string and a messages array of user and
+  //! hint: assistant messages. Throw; never repair or recreate the file (the caller must not overwrite it either).
   const shown = path.relative(cwd, file);
   let text: string;
   try {
