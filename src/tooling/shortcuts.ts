@@ -115,12 +115,13 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'bad-mode', fails: 'no session is saved with a mode nobody knows' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'the session id is not checked',
     find: 'if (flags.sessionId !== undefined && !/^[A-Za-z0-9][\\w-]*$/.test(flags.sessionId)) {', replace: 'if (false) {',
-    // Not bad-session-id: the file that id points at exists, and a new session may not take
-    // over an existing file (refuseSavedId), checked or not. Here the file is still to be made.
     case: 'session-id-file', fails: 'no file is written under the name the id gave' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'only a / in the session id is refused, not a file name',
     find: '!/^[A-Za-z0-9][\\w-]*$/.test(flags.sessionId)', replace: "flags.sessionId.includes('/')",
     case: 'session-id-file', fails: 'no file is written under the name the id gave' },
+  { chapter: 4, todo: 'parse-flags', shortcut: 'only a . in the session id is refused, not a path',
+    find: '!/^[A-Za-z0-9][\\w-]*$/.test(flags.sessionId)', replace: "flags.sessionId.includes('.')",
+    case: 'bad-session-id', fails: 'no file is written where the id pointed' },
   { chapter: 4, todo: 'load-session', shortcut: 'any JSON file is taken for a session',
     find: "if (!roles || typeof data.id !== 'string') throw", replace: 'if (false) throw',
     case: 'not-session', fails: 'a clear one-line error names the file' },
