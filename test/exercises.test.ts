@@ -166,4 +166,22 @@ describe('grading', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // The words after /compact must reach the summariser; how the message frames them is the
+  // learner's to choose.
+  it("/compact's words are checked for reaching the summariser, not for the reference's framing of them", async () => {
+    const ch = WRITTEN_CHAPTERS.find((x) => x.n === 7)!;
+    const dir = makeProjectScratch(ROOT, 'compact-keep-');
+    try {
+      cpSync(snapshotDir(ch), dir, { recursive: true });
+      const context = path.join(dir, 'context.ts');
+      const kept = readFileSync(context, 'utf8');
+      writeFileSync(context, kept.replace("`Summarise this conversation${keep ? `, and keep in the summary: ${keep}` : ''}:\\n\\n${asText(old)}`", "`${keep ? `Keep: ${keep}\\n\\n` : ''}${asText(old)}`"));
+      expect(readFileSync(context, 'utf8')).not.toBe(kept);
+      const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, 'manual')], true);
+      expect(verdicts.map((v) => [v.ok, v.expectations.filter((e) => !e.ok).map((e) => e.detail)])).toEqual([[true, []]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
