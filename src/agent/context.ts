@@ -107,10 +107,11 @@ export function lastPromptIndex(messages: Anthropic.MessageParam[]): number {
  *  `keep`: what the user asked the summary to keep (`/compact keep the test results`). */
 async function compact(config: LoopConfig, cut: number, keep?: string): Promise<boolean> {
   //> 7 compact
-  //! hint: Nothing before the cut: return false. Otherwise run agentLoop with the config's client and
-  //! hint: model but COMPACT_SYSTEM, no tools, querySource 'compact' and one user message: the old part
-  //! hint: as text (after what the user asked to keep, if anything). Then replace messages[0..cut)
-  //! hint: with one user message: SUMMARY_PREFIX + summary.
+  //! hint: Nothing before the cut, or only an earlier summary (one message that starts with SUMMARY_PREFIX):
+  //! hint: return false. Otherwise run agentLoop with the config's client and model but COMPACT_SYSTEM, no
+  //! hint: tools, querySource 'compact', a silent terminal (the summary is not printed) and one user
+  //! hint: message: what the user asked to keep, if anything, then the old part as text (asText). Then
+  //! hint: replace messages[0..cut) with one user message: SUMMARY_PREFIX, then the summary.
   const old = config.messages.slice(0, cut);
   if (old.length === 0) return false;
   // Only an earlier summary before the cut: summarising it again shrinks nothing, and would
