@@ -38,7 +38,8 @@ export function withBreakpoints(system: string, tools: Anthropic.Tool[], message
   if (!caching) return { tools, system: [{ type: 'text', text: system }], messages };
   //> 8 with-breakpoints
   //! hint: Copy the last tool with cache_control: BREAKPOINT, send the system prompt as one text block
-  //! hint: carrying a breakpoint, and mark the last block of the last message (see markLastBlock).
+  //! hint: carrying a breakpoint, and mark the last block of the last message (see markLastBlock). New
+  //! hint: arrays: the tools and messages passed in are the session's own, and stay unmarked.
   return {
     tools: tools.map((t, i) => (i === tools.length - 1 ? { ...t, cache_control: BREAKPOINT } : t)),
     system: [{ type: 'text', text: system, cache_control: BREAKPOINT }],

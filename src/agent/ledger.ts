@@ -86,7 +86,8 @@ export class Ledger {
 /** One response's input side in thousandths of base input tokens, at the given prices. */
 export function weigh(usage: Anthropic.Usage, prices: CachePrices): number {
   //> 8 ledger-cost
-  //! hint: Weigh each counter by its price (input ×1000); 5-minute writes are all writes minus the 1-hour ones.
+  //! hint: Weigh each counter by the prices given (input ×1000, the rest at prices.write5m, .write1h and
+  //! hint: .read: they differ by model); 5-minute writes are all writes minus the 1-hour ones.
   // In thousandths of a token, as integers, so the sum is exact (0.1 is not, in binary).
   const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
   const write5m = (usage.cache_creation_input_tokens ?? 0) - write1h;
