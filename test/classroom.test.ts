@@ -213,6 +213,17 @@ it.concurrent("of the agent's own lines, the one most like the line the check lo
   expect(r.out).toMatch(/\n {2}the agent said: ✖ skill \.claude\/skills\/twice\/SKILL\.md skipped: line 4: duplicate allowed-tools\n/);
 });
 
+// Markers put on the stored messages pile up: the second and the third prompt both fail on
+// the API's same 400. The agent printed that line twice; the check shows it once.
+it.concurrent("the agent's own lines are shown once each, however often it printed one", async () => {
+  const r = await checkHalfDone([['cache.ts', '    messages: messages.map((m, i) => (i === messages.length - 1 ? markLastBlock(m) : m)),', '    messages: messages.map((m, i) => (i === messages.length - 1 ? Object.assign(m, markLastBlock(m)) : m)),']], '08-prompt-caching', ['--case', 'demo']);
+  expect(r.code).toBe(1);
+  const said = r.out.split('\n').filter((l) => l.startsWith('  the agent said: '));
+  expect(said.length).toBeGreaterThan(0);
+  expect(said.some((l) => l.includes('A maximum of 4 blocks with cache_control'))).toBe(true);
+  expect(new Set(said).size).toBe(said.length);
+});
+
 // An expectation with no hint of its own, in a chapter of several TODOs, none of whose
 // shortcuts names it: the check names the TODOs it may be in, not all their hints joined.
 it.concurrent('a failure with no hint of its own, in a chapter of several TODOs, names the TODOs, not every hint', async () => {

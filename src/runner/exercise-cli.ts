@@ -231,12 +231,13 @@ export async function gradeExercise(
 }
 
 /**
- * The agent's own ✖ lines, three at most. When the failing check looked for such a line on the
+ * The agent's own ✖ lines, three at most, each once (the same failure of two prompts is one
+ * line, not two of the three). When the failing check looked for such a line on the
  * terminal, the lines most like it come first: the one that says the same thing in other words
  * is the one the learner needs, wherever it came among the agent's lines.
  */
 function agentSaid(terminal: string, detail: string | undefined): string[] {
-  const lines = terminal.split('\n').filter((l) => l.startsWith('✖ '));
+  const lines = [...new Set(terminal.split('\n').filter((l) => l.startsWith('✖ ')))];
   const wanted = /"(✖ [^"]+)/.exec(detail ?? '')?.[1];
   if (wanted === undefined) return lines.slice(0, 3);
   const alike = (line: string): number => { let n = 0; while (n < line.length && line[n] === wanted[n]) n++; return n; };
