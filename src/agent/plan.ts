@@ -71,8 +71,10 @@ export const exitPlanModeTool: Tool = {
 /** The user approves the plan, or the call fails and the model keeps planning. */
 async function exitPlanMode(input: Record<string, unknown>, config: LoopConfig): Promise<string> {
   //> 10 exit-plan-mode
-  //! hint: Refuse (throw) unless the mode is 'plan'; then put the plan to the user with config.permissions.ask.
-  //! hint: A yes restores permissions.prePlanMode ('default' if none); a no (or nobody to ask) throws, so the mode stays.
+  //! hint: Refuse (throw) unless the mode is 'plan', and a plan that is not a non-empty string; then put the
+  //! hint: plan to the user with config.permissions.ask. A yes restores permissions.prePlanMode ('default' if
+  //! hint: none) and returns "Plan mode is off (permission mode: MODE)", then to carry the plan out; a no (or
+  //! hint: nobody to ask) throws "the user did not approve the plan …", so the mode stays.
   const p = config.permissions;
   if (p.mode !== 'plan') throw new Error('plan mode is not on: there is nothing to exit');
   if (typeof input.plan !== 'string' || input.plan.trim() === '') throw new Error('plan must be a non-empty string');
