@@ -133,8 +133,10 @@ export function buildForkedMessages(parentMessages: Anthropic.MessageParam[], di
 /** The child's config: the parent's bytes and model; its own messages, ledger and query source. */
 function childConfig(parent: LoopConfig, directive: string, client: Anthropic): LoopConfig {
   //> 12 fork-child-config
-  //! hint: Copy the parent's system, tools and model as they are (no re-render, no filtering, no
-  //! hint: `model` argument); messages from buildForkedMessages; querySource FORK_QUERY_SOURCE.
+  //! hint: Spread the parent; copy its system, tools and model as they are (no re-render, no filtering,
+  //! hint: no `model` argument); the client given; messages from buildForkedMessages (with
+  //! hint: parent.promptCaching); a silent terminal (the child's text is its report); a new Ledger;
+  //! hint: depth + 1 (a sub-agent); maxTurns 20; querySource FORK_QUERY_SOURCE.
   return {
     ...parent,
     client,
