@@ -318,3 +318,18 @@ it("a failed expectation's excerpt begins at the start of the line that holds th
   const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
   expect(r.expectations[0]!.detail).toMatch(/: the result lacks "bare repository": got "…\\nError: isolation "worktree" needs a git repository, [^"]*…"$/);
 });
+
+// A result checked for a track's report, when that track never answered: what came back
+// instead (a failure's own words) is what says why.
+it('a result checked for the report of a track that never answered shows what came back instead', async () => {
+  const s = scenario({
+    git: false,
+    tracks: {
+      main: { turns: [{ tool_calls: [shell("echo 'the request was refused'")] }, { text: 'done' }] },
+      helper: { match: { system: 'a helper that is never started' }, turns: [{ text: 'the report' }] },
+    },
+    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes_track_text: 'helper' } }],
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
+  expect(r.expectations[0]!.detail).toBe("main's run_shell call #1 (its result went back in request #2): track helper never answered; the result was \"exit code 0\\nthe request was refused\"");
+});

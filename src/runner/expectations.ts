@@ -293,7 +293,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     }
     if (t.includes_track_text !== undefined) {
       const text = finalTextOf(events, t.includes_track_text);
-      if (!text) return `track ${t.includes_track_text} never answered`;
+      // What came back instead (a failure's own words) is what says why it never did.
+      if (!text) return `${looked}: track ${t.includes_track_text} never answered; the result was "${short(r.text)}"`;
       if (!unindented(r.text).includes(unindented(text.trim()))) return `${looked}: the result is not ${t.includes_track_text}'s report: got "${short(r.text)}"`;
     }
     return true;
