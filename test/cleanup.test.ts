@@ -389,6 +389,24 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
     }
   }, 30_000);
 
+  // Not refused: a TMPDIR that is a link to a folder (macOS's /var is one). The run works in
+  // the folder by its real path, the one a shell's $PWD gives: chapter 2's made-up-tool has
+  // the shell name files by "$PWD/…", and the agent strips its workspace from the output.
+  it('one reached through a link is used by its real path, the one a shell in it sees', async () => {
+    const real = mkdtempSync(path.join(tmpdir(), 'cleanup-real-'));
+    const link = `${real}-link`;
+    symlinkSync(real, link, 'dir');
+    try {
+      const r = await runInProcess(['2', '--case', 'made-up-tool'], { env: { TMPDIR: link } });
+      expect(r.out, r.err).toMatch(/PASS (\d+)\/\1 expectations/);
+      expect(r.code).toBe(0);
+      expect(readdirSync(real)).toEqual([]);
+    } finally {
+      rmSync(link, { force: true });
+      rmSync(real, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   // The check itself is the same for any TMPDIR: this one asks main() in this process (the
   // one above, a real process, shows the refusal as the shell sees it).
   it('one inside a git repository (the agent would take it for its project)', async () => {

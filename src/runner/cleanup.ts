@@ -100,6 +100,11 @@ export async function makeTempDir(prefix: string): Promise<string> {
     const given = process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR}` : `the temp folder ${root}`;
     throw new SetupError(`${given}: cannot make a folder there (${why}): point TMPDIR at a folder you can write`);
   }
+  // The folder by its real path, as a process that works in it sees it (a shell's $PWD, the
+  // cwd in /proc, process.cwd()): through a TMPDIR that is a link (macOS's /var is one), a
+  // path that went through the link would be a second name for the workspace, and chapter
+  // code that strips the workspace from what a command printed would miss it.
+  dir = realpathSync(dir);
   registry.paths.add(dir);
   if (born !== undefined) registry.born.set(dir, born);
   return dir;
