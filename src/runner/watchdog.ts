@@ -6,13 +6,12 @@
 // So while a guarded run is in progress in a command-line process, a worker thread watches
 // the main thread's heartbeat (a counter it bumps a few times a second, in shared memory).
 // When the heartbeat has stood still for STALL_MS, the worker says so on stderr, naming the
-// scenario, and then: kills what the run started that carries the runner's mark (a shell
-// command that left the process group); removes the worktrees the run's repository has
-// outside its temp folder, and the temp folder; writes the run's last words to stdout if it
-// was given some (`--check --json`: the report so far); and ends the process with SIGKILL,
-// the only signal a thread that never yields cannot hold off (its process group with it,
-// when the runner leads one, as it does started from a shell, so that its shell commands
-// go too).
+// scenario, and then: writes the run's last words to stdout if it was given some (`--check
+// --json`: the report so far); kills what the run started that carries the runner's mark (a
+// shell command that left the process group); removes the worktrees the run's repository
+// has outside its temp folder, and the temp folder; and ends the process with SIGKILL, the
+// only signal a thread that never yields cannot hold off (its process group with it, when
+// the runner leads one, as it does started from a shell, so that its shell commands go too).
 // Exit status 137, as a shell reports SIGKILL.
 //
 // What it is not: a time limit for slow code (run-guard.ts has that, 60 s); nothing in the
