@@ -168,6 +168,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].worktrees.outside: can never hold: it looks at where the worktrees lie, and there may be none`],
     ['usage_with without usage', (s) => (s.expect = [{ name: 'x', notification: { track: 'main', tool: 'agent', status: 'completed', usage_with: ['explorer'] } }]),
       `${F}: $.expect[0].notification.usage_with: checks nothing: it adds tracks to the usage check: set "usage": true`],
+    ['a usage placeholder with no usage_of to fill it in', (s) => (s.expect = [{ name: 'x', terminal: { includes: 'explorer: {calls} calls' } }]),
+      `${F}: $.expect[0].terminal.includes: has {calls}, which only usage_of fills in: name the track whose usage it is`],
     ['usage_of with nothing to fill in', (s) => (s.expect = [{ name: 'x', terminal: { includes: 'explorer: 2 calls', usage_of: 'explorer' } }]),
       `${F}: $.expect[0].terminal.usage_of: checks nothing: it fills in {calls}, {input} and {output}, and neither includes nor excludes has one`],
     ['concurrent with a track listed twice', (s) => (s.expect = [{ name: 'x', concurrent: { tracks: ['explorer', 'explorer'] } }]),

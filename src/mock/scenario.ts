@@ -562,6 +562,9 @@ export function parseScenario(text: string, file: string): Scenario {
       if (clash) fail(child(kp, clash[0]), `can never hold: ${clash[1]}`);
       const idle = idleField(kind, body);
       if (idle) fail(child(kp, idle[0]), `checks nothing: ${idle[1]}`);
+      // A placeholder only usage_of fills in would be looked for as it is written, and never seen.
+      const unfilled = kind === 'terminal' && !('usage_of' in body) ? (['includes', 'excludes'] as const).find((k) => typeof body[k] === 'string' && /\{(calls|input|output)\}/.test(body[k] as string)) : undefined;
+      if (unfilled) fail(child(kp, unfilled), `has ${/\{(calls|input|output)\}/.exec(body[unfilled] as string)![0]}, which only usage_of fills in: name the track whose usage it is`);
     });
   }
 
