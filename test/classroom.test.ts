@@ -17,10 +17,11 @@ import { runChapter } from '../src/runner/run-chapter.ts';
 import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchExercise } from '../src/runner/watch.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 /** A copy of a chapter's reference (chapter 11's unless named) inside the project (an exercise must be), with `edits` applied. */
 function halfDone(edits: [string, string, string][], chapter = '11-subagents'): string {
-  const dir = mkdtempSync(path.join(ROOT, '.tmp-classroom-'));
+  const dir = makeProjectScratch(ROOT, 'classroom-');
   cpSync(path.join(ROOT, 'steps', chapter), dir, { recursive: true });
   for (const [file, find, replace] of edits) {
     const text = readFileSync(path.join(dir, file), 'utf8');

@@ -13,6 +13,7 @@ import { loadFolder } from '../src/runner/load-folder.ts';
 import { WRITTEN_CHAPTERS, findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 // main() in this process, its output captured (cli-helpers.ts).
 const run = runInProcess;
@@ -214,7 +215,7 @@ describe('good input', () => {
   // snapshot (the hook steps/run.mjs sets for the compiled bundles; fast-start.test.ts maps a
   // bundle's crash the same way). The runs of this describe are one at a time.
   it('a crash in chapter code says where, in the transcript and in --json', async () => {
-    const copy = mkdtempSync(path.join(ROOT, '.tmp-crash-'));
+    const copy = makeProjectScratch(ROOT, 'crash-');
     const hook = Symbol.for('subagents.loadSnapshot');
     const global = globalThis as Record<symbol, unknown>;
     const before = global[hook];

@@ -12,13 +12,14 @@ import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { mkdirSync, mkdtempSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
+import { mkdirSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { sh, runMjs, runInProcess, refusedPort, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchFetch } from '../src/runner/live.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
@@ -166,7 +167,7 @@ describe.concurrent('flags that do not go together: one line, exit 2, nothing dr
 });
 
 it.concurrent('a scenario error names the file relative to where the user stands, as the docs show', async () => {
-  const dir = mkdtempSync(path.join(ROOT, '.tmp-cli-'));
+  const dir = makeProjectScratch(ROOT, 'cli-');
   try {
     const file = path.join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ title: 't', prompts: ['x'], tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file' }] }] } } }));
@@ -255,7 +256,7 @@ describe.concurrent('transcripts show what their chapter is about', () => {
 });
 
 describe.concurrent('the classroom commands', () => {
-  const scratch = () => mkdtempSync(path.join(ROOT, '.tmp-cli-'));
+  const scratch = () => makeProjectScratch(ROOT, 'cli-');
 
   it('--solution with no exercise folder says so in one line, exit 2 (like --check)', async () => {
     for (const [flag, run] of [['--solution', runMjs], ['--check', runInProcess]] as const) {
@@ -297,12 +298,13 @@ describe.concurrent('the classroom commands', () => {
   });
 
   it('--exercise prints a check command that can be pasted as it is: a folder with a space is quoted', async () => {
-    const dir = path.join(ROOT, `.tmp-cli-with space-${process.pid}`);
+    const holder = makeProjectScratch(ROOT, 'cli-');
+    const dir = path.join(holder, 'with space');
     try {
       const r = await runInProcess(['11', '--exercise', path.relative(ROOT, dir)]);
       expect(r.code, r.err).toBe(0);
       expect(r.out).toContain(`Then check your work:  node steps/run.mjs 11 --check '${path.relative(ROOT, dir)}'\n`);
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+    } finally { rmSync(holder, { recursive: true, force: true }); }
   });
 
   it('--check DIR --scenario FILE grades with the teacher\'s scenario; --case with one of the chapter\'s', async () => {

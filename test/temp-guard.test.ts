@@ -49,7 +49,8 @@ it('a run that ends early (Ctrl-C) removes its temp folder and the scratch folde
     const sweep = sweepOnExit(temp, root, scratchBefore(root));
     mkdirSync(path.join(temp, 'subagents-run-1', 'work'), { recursive: true });
     made('.tmp-cli-1');
-    made('.tmp', 'mutants', 'now-2');
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid;   // a self-check that has ended
+    made('.tmp', 'mutants', `now-${ended}`);
     made('.tmp', 'shortcuts', 'worktree-keeps-all');
     sweep();
     expect(existsSync(temp)).toBe(false);
@@ -70,6 +71,21 @@ it('at the end of a run, the scratch folders its tests left are named and remove
     mkdirSync(path.join(root, '.tmp', 'mutants'));
     expect(scratchLeftBehind(root, before).sort()).toEqual(['.tmp-cli-1', path.join('.tmp', 'fast-start-ab12cd'), path.join('.tmp', 'shortcuts', 'loop-stops-early')]);
     expect(readdirSync(root)).toEqual(['.tmp-earlier']);
+  });
+});
+
+it("a test's scratch folder made for another test run still going is that run's, and is left alone, at the end and on Ctrl-C", () => {
+  withProject((root, temp, made) => {
+    const before = scratchBefore(root);
+    const other = spawnSync(process.execPath, ['-e', 'console.log(process.ppid)']);   // a run that has ended
+    made('.tmp', `loop-r${process.ppid}-AbC123`);   // vitest's own process, running: another run's, to this one
+    made('.tmp', `loop-r${other.pid}-XyZ789`);
+    made('.tmp', `loop-r${process.pid}-Own456`);   // this run's own
+    expect(scratchLeftBehind(root, before).sort()).toEqual([path.join('.tmp', `loop-r${other.pid}-XyZ789`), path.join('.tmp', `loop-r${process.pid}-Own456`)].sort());
+    expect(readdirSync(path.join(root, '.tmp'))).toEqual([`loop-r${process.ppid}-AbC123`]);
+    made('.tmp', `loop-r${process.pid}-Own789`);
+    sweepOnExit(temp, root, before)();
+    expect(readdirSync(path.join(root, '.tmp'))).toEqual([`loop-r${process.ppid}-AbC123`]);
   });
 });
 

@@ -82,18 +82,23 @@ export function projectScratch(root: string): string[] {
   ];
 }
 
+/** The variable that carries the test run's id (the process id of vitest's own process) to its workers. */
+const RUN_ID = 'SUBAGENTS_TEST_RUN';
+
 /**
- * Make a test's own scratch folder, ROOT/.tmp/PREFIXxxxxxx. Not mkdir then mkdtemp: a
- * self-check in another worker removes ROOT/.tmp the moment it is empty (selfcheck.ts,
- * withScratch), and it can do so between the two calls. mkdtemp's ENOENT means exactly
- * that, so the holder is made again and the folder tried again.
+ * Make a test's own scratch folder, ROOT/.tmp/PREFIXrRUN-xxxxxx, RUN being the test run's
+ * id: two runs in one checkout at once each sweep only their own (scratchOwner). Not mkdir
+ * then mkdtemp: a self-check in another worker removes ROOT/.tmp the moment it is empty
+ * (selfcheck.ts, withScratch), and it can do so between the two calls. mkdtemp's ENOENT
+ * means exactly that, so the holder is made again and the folder tried again.
  */
 export function makeProjectScratch(root: string, prefix: string): string {
   const holder = path.join(root, '.tmp');
+  const run = process.env[RUN_ID] ?? String(process.pid);
   for (let attempt = 1; ; attempt++) {
     mkdirSync(holder, { recursive: true });
     try {
-      return mkdtempSync(path.join(holder, prefix));
+      return mkdtempSync(path.join(holder, `${prefix}${prefix.endsWith('-') ? '' : '-'}r${run}-`));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 20) throw e;
     }
@@ -129,7 +134,7 @@ function removeEmptyHolders(root: string, before: ReadonlySet<string>): void {
  */
 export function sweepOnExit(temp: string, root: string, before: ReadonlySet<string>): () => void {
   return () => {
-    for (const dir of [temp, ...projectScratch(root).filter((p) => !before.has(p))]) {
+    for (const dir of [temp, ...ownNewScratch(root, before)]) {
       try { rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 20 }); } catch { /* left: see above */ }
     }
     removeEmptyHolders(root, before);
@@ -143,13 +148,27 @@ function running(pid: number): boolean {
 }
 
 /**
+ * The process a scratch folder is named for, if any: a .tmp/KIND/NAME-PID (a self-check's
+ * mutant or shortcut), or a .tmp/PREFIXrRUN-xxxxxx (a test run's, makeProjectScratch).
+ */
+function scratchOwner(root: string, p: string): number | undefined {
+  const inKind = SCRATCH_KINDS.some((kind) => path.dirname(p) === path.join(root, '.tmp', kind));
+  const id = inKind ? /-(\d+)$/.exec(p)?.[1] : /-r(\d+)-[A-Za-z0-9]{6}$/.exec(p)?.[1];
+  return id === undefined ? undefined : Number(id);
+}
+
+/** The scratch folders made since `before` that are not another running process's: the run's own. */
+function ownNewScratch(root: string, before: ReadonlySet<string>): string[] {
+  return projectScratch(root).filter((p) => !before.has(p) && !running(scratchOwner(root, p) ?? NaN));
+}
+
+/**
  * At the end of a run: the scratch folders its tests left in the project (made since it
- * began), removed, by their path from the root. A .tmp/KIND/NAME-PID whose process is still
- * running is another process's (`npm run selfcheck` in the same project, say): left alone.
+ * began), removed, by their path from the root. One named for a process still running is
+ * that process's (`npm run selfcheck`, or another test run, in the same project): left alone.
  */
 export function scratchLeftBehind(root: string, before: ReadonlySet<string>): string[] {
-  const owner = (p: string) => Number(SCRATCH_KINDS.some((kind) => path.dirname(p) === path.join(root, '.tmp', kind)) ? /-(\d+)$/.exec(p)?.[1] : undefined);
-  const left = projectScratch(root).filter((p) => !before.has(p) && !running(owner(p)));
+  const left = ownNewScratch(root, before);
   for (const dir of left) rmSync(dir, { recursive: true, force: true });
   removeEmptyHolders(root, before);
   return left.map((p) => path.relative(root, p));
@@ -167,6 +186,9 @@ export default function giveTheRunItsOwnTemp(): () => void {
     symlinkSync(path.join(tmpdir(), tsxCache), path.join(temp, tsxCache), 'dir');
   } catch { /* no link: tsx then makes its cache afresh inside, and it goes with the folder */ }
   process.env.TMPDIR = temp;
+  // The run's id, for the workers' scratch folder names (makeProjectScratch): vitest's own process.
+  const runBefore = process.env[RUN_ID];
+  process.env[RUN_ID] = String(process.pid);
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const scratch = scratchBefore(root);
   const sweep = sweepOnExit(temp, root, scratch);
@@ -175,6 +197,8 @@ export default function giveTheRunItsOwnTemp(): () => void {
     process.off('exit', sweep);
     if (before === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = before;
+    if (runBefore === undefined) delete process.env[RUN_ID];
+    else process.env[RUN_ID] = runBefore;
     const left = readdirSync(temp).filter((name) => name !== tsxCache);
     rmSync(temp, { recursive: true, force: true });   // the link goes, not what it leads to
     const leftInProject = scratchLeftBehind(root, scratch);

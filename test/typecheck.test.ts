@@ -4,10 +4,11 @@
 
 import { it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { COMPILER_OPTIONS, compilerCommand, compilerEnv, typeErrors } from '../src/runner/typecheck.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
   const [program, ...before] = compilerCommand(ROOT)!;
@@ -40,7 +41,7 @@ it("--check's compiler options are tsconfig.json's: a snapshot clean here is cle
 });
 
 it('--check remembers a folder found clean, never one with errors: an error made after a clean check is reported', async () => {
-  const dir = mkdtempSync(path.join(ROOT, '.tmp-typecheck-'));
+  const dir = makeProjectScratch(ROOT, 'typecheck-');
   try {
     cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
     expect(await typeErrors(ROOT, dir)).toEqual([]);
@@ -55,7 +56,7 @@ it('--check remembers a folder found clean, never one with errors: an error made
 });
 
 it('--check remembers a folder by every file below it: an error made in a subfolder after a clean check is reported', async () => {
-  const dir = mkdtempSync(path.join(ROOT, '.tmp-typecheck-'));
+  const dir = makeProjectScratch(ROOT, 'typecheck-');
   try {
     cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
     mkdirSync(path.join(dir, 'lib'));
@@ -78,7 +79,7 @@ it("--check starts TypeScript's native compiler itself, or the package's script 
   const [program] = compilerCommand(ROOT)!;
   expect(path.basename(program!)).toMatch(/^tsc(\.exe)?$/);
   expect(program).not.toBe(process.execPath);   // installed by npm ci: no node start in between
-  const root = mkdtempSync(path.join(ROOT, '.tmp-compiler-'));
+  const root = makeProjectScratch(ROOT, 'compiler-');
   try {
     expect(compilerCommand(root)).toBeUndefined();
     const script = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
