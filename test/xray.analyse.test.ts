@@ -76,6 +76,13 @@ describe("the series' facts", () => {
     expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
   });
 
+  it("chapter 11's failing case: a sub-agent whose request is refused comes back as an ordinary result with the API's message", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'report.failure')).toBe('is_error: false · "Sub-agent failed" · the API\'s message: yes');
+    expect(facts.find((f) => f.id === 'report.failure')?.version).toBe('chapter 11');
+    expect(facts.find((f) => f.id === 'report.failure')?.detail).toBe('the sub-agent sent 1 request, each refused');
+  });
+
   it("chapter 15's demo: the call returns its launch notice, the report comes later in a notification", async () => {
     const facts = extractFacts(await seriesOnce());
     expect(value(facts, 'report.notice')).toBe(`"${LAUNCHED}" · names an agent id: yes`);
@@ -258,6 +265,34 @@ describe('a report handed back inline in a frame (a made-up trace)', () => {
     const facts = extractFacts([{ source: 'claude-code', version: '9.9.9', case: 'guard', events, cwd: '/w', home: '/h' }]);
     expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
     expect(value(facts, 'report.framing')).toBe('framed: opens with "[Made-up frame]" · report lines indented: yes');
+  });
+});
+
+describe('a sub-agent whose requests all fail, in a call that waits (a made-up trace)', () => {
+  const call = { type: 'tool_use' as const, id: 'toolu_e', name: 'Agent', input: { description: 'x', prompt: 'Fail task: try.', subagent_type: 'general-purpose', run_in_background: false } };
+  const first = { role: 'user', content: [{ type: 'text', text: 'Go.' }] };
+  const refused = (seq: number): MockEvent => ({ type: 'error', seq, time: seq, track: 'helper', turn: seq - 2, status: 400, error_type: 'invalid_request_error', message: 'made-up refusal', injected: true, mid_stream: false });
+  const helper = (seq: number) => req(seq, 'helper', [{ role: 'user', content: [{ type: 'text', text: 'Fail task: try.' }] }], ['Read']);
+  const trace = (result: Record<string, unknown>): XrayTrace => ({
+    source: 'claude-code', version: '9.9.9', case: 'failed', cwd: '/w', home: '/h',
+    events: [
+      req(1, 'main', [first], ['Agent']), res(1, 'main', [call]),
+      helper(2), refused(2), helper(3), refused(3),
+      req(4, 'main', [first, { role: 'assistant', content: [call] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_e', ...result }] }], ['Agent']),
+      res(4, 'main', [{ type: 'text', text: 'ok' }]),
+    ],
+  });
+
+  it('an is_error result is the failure, not a refused call: the child is still the call\'s', () => {
+    const t = trace({ is_error: true, content: 'Made-up stop: the API said no: made-up refusal' });
+    expect(roles(t)).toEqual([{ track: 'main', kind: 'root' }, { track: 'helper', kind: 'fresh', parent: 'main', type: 'general' }]);
+    const facts = extractFacts([t]);
+    expect(value(facts, 'report.failure')).toBe('is_error: true · "Made-up stop" · the API\'s message: yes');
+    expect(facts.find((f) => f.id === 'report.failure')?.detail).toBe('the sub-agent sent 2 requests, each refused');
+  });
+
+  it('an ordinary result that leaves the message out says so', () => {
+    expect(value(extractFacts([trace({ content: [{ type: 'text', text: 'It failed.' }] })]), 'report.failure')).toBe('is_error: false · "It failed" · the API\'s message: no');
   });
 });
 

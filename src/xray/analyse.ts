@@ -51,6 +51,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'report.notice', title: 'what the agent call returns at once', chapter: 15 },
   { id: 'report.notification', title: 'where a later report arrives', chapter: 15 },
   { id: 'report.framing', title: 'how a report returned inline is framed', chapter: 13 },
+  { id: 'report.failure', title: "what a call that waits returns when its sub-agent's requests fail", chapter: 11 },
   { id: 'explore.tools', title: "Explore's tools", chapter: 11 },
   { id: 'explore.context', title: "Explore's start context", chapter: 11 },
   { id: 'general.tools', title: "general-purpose's tools", chapter: 11 },
@@ -198,8 +199,10 @@ function conversations(trace: XrayTrace): { convs: Conversation[]; spawns: Spawn
   for (const conv of convs) {
     const first = conv.exchanges[0]!;
     // A refused call started nothing, though its id lives on in its own conversation's
-    // history (and in a compaction of it): it is nobody's parent.
-    const earlier = spawns.filter((s) => s.conv !== conv && (s.conv.exchanges[s.at]!.res?.seq ?? Infinity) < first.req.seq && resultOf(s)?.isError !== true);
+    // history (and in a compaction of it): it is nobody's parent. Refused means its error
+    // went back before this conversation began; a child that failed began first.
+    const refused = (s: Spawn) => resultOf(s)?.isError === true && (resultSentAt(s) ?? Infinity) < first.req.seq;
+    const earlier = spawns.filter((s) => s.conv !== conv && (s.conv.exchanges[s.at]!.res?.seq ?? Infinity) < first.req.seq && !refused(s));
     const texts = userTexts(first.messages);
     const hasPrompt = (s: Spawn) => typeof s.input.prompt === 'string' && s.input.prompt !== '' && texts.some((t) => t.includes(s.input.prompt as string));
     // A fork child inherited the history: the parent's call is in it. Of several (a fork of
@@ -226,6 +229,11 @@ function conversations(trace: XrayTrace): { convs: Conversation[]; spawns: Spawn
   const root = convs.find((c) => c.kind === 'orphan');
   if (root) root.kind = 'root';
   return { convs, spawns };
+}
+
+/** The seq of the calling conversation's first request that carries the call's tool_result. */
+function resultSentAt(spawn: Spawn): number | undefined {
+  return spawn.conv.exchanges.slice(spawn.at + 1).find((ex) => ex.messages.some((m) => m.blocks.some((b) => b.type === 'tool_result' && b.tool_use_id === spawn.id)))?.req.seq;
 }
 
 /** The tool_result the calling conversation got back for a call, if it sent one. */
@@ -631,6 +639,32 @@ function reportFraming(all: Analysed[]): Fact {
   return fact('report.framing', value, d.a.trace);
 }
 
+/**
+ * A child whose requests were all refused (the mock answered each with an error, none with
+ * a message), and the tool_result its caller got back: is_error, the words before the first
+ * colon, whether the API's message is in it. Only a call that waited: a launch notice went
+ * out before the child failed, and says nothing of it.
+ */
+function reportFailure(all: Analysed[]): Fact {
+  for (const a of all) {
+    const errors = new Map<number, string>();
+    for (const e of a.trace.events) if (e.type === 'error') errors.set(e.seq, e.message);
+    for (const s of a.spawns) {
+      const child = childrenOf(s, a.convs)[0];
+      if (!child || child.exchanges.some((ex) => ex.res !== undefined || !errors.has(ex.req.seq))) continue;
+      const r = resultOf(s);
+      // The call waited: its tool_result first went out after the child's last request.
+      const sent = resultSentAt(s);
+      if (!r || sent === undefined || sent < child.exchanges.at(-1)!.req.seq) continue;
+      const messages = [...new Set(child.exchanges.map((ex) => errors.get(ex.req.seq)!))];
+      const n = child.exchanges.length;
+      return fact('report.failure', `is_error: ${r.isError} · "${headline(errorMessage(r.text))}" · the API's message: ${yesNo(messages.some((m) => r.text.includes(m)))}`,
+        a.trace, `the sub-agent sent ${n} request${n === 1 ? '' : 's'}, each refused`);
+    }
+  }
+  return fact('report.failure', NOT_MEASURED);
+}
+
 function namedChild(all: Analysed[], type: string): { a: Analysed; conv: Conversation } | undefined {
   const found: { a: Analysed; conv: Conversation }[] = [];
   for (const a of all) for (const c of a.convs) if (c.parent && c.kind === 'fresh' && agentType(c.parent.input) === type) found.push({ a, conv: c });
@@ -841,7 +875,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const facts = [
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
-    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all),
+    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
     concurrency(all), depthLimit(all), skillPrecedence(all),

@@ -31,6 +31,7 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
 export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: readonly XrayCase[] }[] = [
   { chapter: 9, scenario: 'precedence', cases: ['skills'] },
   { chapter: 11, scenario: 'context', cases: ['delegate'] },
+  { chapter: 11, scenario: 'failing', cases: ['failed'] },
   { chapter: 12, scenario: 'demo', cases: ['fork', 'fork-seed'] },
   { chapter: 12, scenario: 'guard', cases: ['guard'] },
   { chapter: 12, scenario: 'fork-named', cases: ['guard'] },
