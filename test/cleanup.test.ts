@@ -49,6 +49,10 @@ function sleepsIn(pgid: number): number {
   return leftovers(pgid, '/nowhere/').filter((p) => p.includes(' sleep 30 (cwd ')).length;
 }
 
+// The run's temp folder, read once: the in-process runs below set TMPDIR while they run, and a
+// test running beside one (describe.concurrent) must not make its own folders in theirs.
+const TMP = tmpdir();
+
 interface Outcome { code: number | null; signal: string | null; stdout: string; stderr: string; left: string[]; processes: string[] }
 
 /**
@@ -56,7 +60,7 @@ interface Outcome { code: number | null; signal: string | null; stdout: string; 
  * once the run's first temp folder exists, waits `after` ms and sends the signal.
  */
 async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; after: number }, env: Record<string, string> = {}): Promise<Outcome> {
-  const tmp = mkdtempSync(path.join(tmpdir(), 'cleanup-test-'));
+  const tmp = mkdtempSync(path.join(TMP, 'cleanup-test-'));
   env = { TMPDIR: tmp, ...env };
   try {
     const child = tracked(spawn(process.execPath, [RUN, ...args], {
@@ -94,7 +98,7 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
 // (orphaned at once: only its working directory ties the first to the run, and the second
 // left the workspace first, so only what it inherited from the runner does), one in the
 // foreground that takes `seconds` (long enough for a signal to find it running, or over soon).
-const scratch = mkdtempSync(path.join(tmpdir(), 'cleanup-scenarios-'));
+const scratch = mkdtempSync(path.join(TMP, 'cleanup-scenarios-'));
 function lingeringScenario(name: string, seconds: number): string {
   const file = path.join(scratch, `${name}.json`);
   writeFileSync(file, JSON.stringify({
@@ -112,7 +116,7 @@ const lingeringBriefly = lingeringScenario('lingering-briefly', 0.2);
 
 // A git workspace (chapter 16's kind) whose shell puts a worktree outside the run's temp
 // folder and then sits in a command: only the repository knows that worktree is there.
-const away = mkdtempSync(path.join(tmpdir(), 'cleanup-worktree-away-'));
+const away = mkdtempSync(path.join(TMP, 'cleanup-worktree-away-'));
 const outsideWorktree = path.join(scratch, 'outside-worktree.json');
 writeFileSync(outsideWorktree, JSON.stringify({
   title: 'a worktree outside the temp folder', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
@@ -214,7 +218,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     const dir = makeProjectScratch(ROOT, 'loop-setsid-');
     const scenario = path.join(scratch, 'setsid-then-loop.json');
     const tag = `sleep ${170 + (process.pid % 20)}`;
-    const elsewhere = mkdtempSync(path.join(tmpdir(), 'cleanup-watchdog-away-'));
+    const elsewhere = mkdtempSync(path.join(TMP, 'cleanup-watchdog-away-'));
     const made = path.join(scratch, 'watchdog-worktree-made');   // written once the worktree is there
     writeFileSync(scenario, JSON.stringify({
       title: 'a command that leaves the group and puts a worktree elsewhere, then a loop', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
@@ -269,7 +273,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       'installExitHandlers();',
       // A run's temp folder, registered as makeTempDir registers it (the registry lives on
       // globalThis): the handler will remove it while the run would still be printing.
-      `const folder = mkdtempSync(${JSON.stringify(path.join(tmpdir(), 'cleanup-interrupted-'))});`,
+      `const folder = mkdtempSync(${JSON.stringify(path.join(TMP, 'cleanup-interrupted-'))});`,
       "globalThis[Symbol.for('subagents.cleanup')].paths.add(folder);",
       'process.stdout.write(folder + "\\n");',
       // The command, still running once the handler has begun the cleanup, prints its report.
@@ -339,7 +343,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   // is the case with nobody left to read stderr below, and the refusal's one line the /sys/fs
   // case's: the fallback hands tsx the same other folder for both.
   it('one that does not exist', async () => {
-    const gone = mkdtempSync(path.join(tmpdir(), 'cleanup-missing-'));
+    const gone = mkdtempSync(path.join(TMP, 'cleanup-missing-'));
     rmSync(gone, { recursive: true });
     const missing = path.join(gone, 'no', 'such', 'folder');
     const r = await runIsolated(['1'], undefined, { TMPDIR: missing });
@@ -363,7 +367,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   // spun at full CPU and never exited. Through the fallback loader, where the runner takes
   // long enough to start that the reader is surely gone.
   it('one that does not exist, with nobody left to read stderr: still exit 2, at once', async () => {
-    const gone = mkdtempSync(path.join(tmpdir(), 'cleanup-unheard-'));
+    const gone = mkdtempSync(path.join(TMP, 'cleanup-unheard-'));
     rmSync(gone, { recursive: true });
     const child = tracked(spawn(process.execPath, [RUN, '1'], {
       cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: path.join(gone, 'no'), SUBAGENTS_NO_BUNDLE: '1' },
@@ -378,7 +382,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   }, 30_000);
 
   it('one that is a file, not a folder', async () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cleanup-file-')), 'a-file');
+    const file = path.join(mkdtempSync(path.join(TMP, 'cleanup-file-')), 'a-file');
     writeFileSync(file, '');
     try {
       const r = await runInProcess(['1'], { env: { TMPDIR: file } });
@@ -393,7 +397,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   // the folder by its real path, the one a shell's $PWD gives: chapter 2's made-up-tool has
   // the shell name files by "$PWD/…", and the agent strips its workspace from the output.
   it('one reached through a link is used by its real path, the one a shell in it sees', async () => {
-    const real = mkdtempSync(path.join(tmpdir(), 'cleanup-real-'));
+    const real = mkdtempSync(path.join(TMP, 'cleanup-real-'));
     const link = `${real}-link`;
     symlinkSync(real, link, 'dir');
     try {
@@ -427,7 +431,7 @@ describe('the registry', () => {
   // cleanupNow empties the registry of this whole test worker; the runs of other test files
   // have released what they made by the time they returned, so only this test's things are left.
   it('removes what is still registered: hooks first, then processes, worktrees and folders', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-registry-'));
+    const dir = mkdtempSync(path.join(TMP, 'cleanup-registry-'));
     const repo = path.join(dir, 'repo');
     const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     try {
@@ -469,7 +473,7 @@ describe('the registry', () => {
 // One mkdir -p through a link makes a tree deeper than the path limit, and Node's recursive
 // rm gives up on it (ENAMETOOLONG): the run's folder would stay, with its link out.
 it.runIf(process.platform !== 'win32')('removeFolder removes a tree deeper than the system path limit', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cleanup-deep-'));
+  const dir = mkdtempSync(path.join(TMP, 'cleanup-deep-'));
   const segs = Array(14).fill('a'.repeat(200)).join('/');
   mkdirSync(path.join(dir, 'A1', segs), { recursive: true });
   symlinkSync(path.join('A1', segs), path.join(dir, 'j1'));
@@ -484,7 +488,7 @@ describe('removeWorktreesOf', () => {
   // Every folder a test here makes, removed after it whatever it found.
   const made: string[] = [];
   afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
-  const folder = (prefix: string) => { const dir = mkdtempSync(path.join(tmpdir(), prefix)); made.push(dir); return dir; };
+  const folder = (prefix: string) => { const dir = mkdtempSync(path.join(TMP, prefix)); made.push(dir); return dir; };
 
   // A repository with two linked worktrees: one inside the folder, one elsewhere.
   function repoWithTwoWorktrees(): { dir: string; repo: string; near: string; far: string; away: string; list: () => string[] } {
@@ -552,7 +556,7 @@ describe.runIf(linux)('stopProcessesIn', () => {
   // Any folder (every process is looked at), and one of makeTempDir's (only the processes
   // started after it was made are).
   const folders: [string, () => Promise<string>][] = [
-    ['a folder', async () => mkdtempSync(path.join(tmpdir(), 'cleanup-unit-'))],
+    ['a folder', async () => mkdtempSync(path.join(TMP, 'cleanup-unit-'))],
     ["a folder of makeTempDir's", () => makeTempDir('cleanup-born-')],
   ];
   for (const [kind, make] of folders) {
@@ -560,7 +564,7 @@ describe.runIf(linux)('stopProcessesIn', () => {
       const dir = await make();
       mkdirSync(path.join(dir, 'deeper'));
       const inside = spawn('sleep', ['30'], { cwd: path.join(dir, 'deeper') });
-      const outside = spawn('sleep', ['30'], { cwd: tmpdir() });
+      const outside = spawn('sleep', ['30'], { cwd: TMP });
       try {
         await sleep(50);
         expect(processesIn(dir)).toEqual([inside.pid]);
