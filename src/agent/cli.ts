@@ -50,7 +50,7 @@ export function parseFlags(argv: string[]): Flags {
   //> 4 parse-flags
   //! hint: minimist(argv, { boolean: [...], string: [...], alias: { p: 'print', h: 'help' } }); the words
   //! hint: that are left form the first prompt. Each mistake throws one line: "unknown flag --modle" (an
-  //! hint: unknown callback), "--print takes no value" (--NAME=… for a switch), "--model given twice"
+  //! hint: unknown callback), "--print takes no value" (--NAME=… for a switch; -p=… too), "--model given twice"
   //! hint: (minimist's list), "--model needs a value" (''); an output style that is not an own key of
   //! hint: OUTPUT_STYLES or a mode not in PERMISSION_MODES, named; a --session-id that is not a plain name
   //! hint: (letters, digits, _ and -, starting with a letter or digit), in a line naming --session-id.
