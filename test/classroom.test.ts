@@ -194,7 +194,20 @@ it.concurrent("an agent that goes off the scenario's script is told so in a lear
   const r = await checkHalfDone([['fork.ts', 'if (parent.querySource === FORK_QUERY_SOURCE || isInForkChild(parent.messages)) {', 'if (isInForkChild(parent.messages)) {']], '12-fork-subagents', ['--case', 'guard']);
   expect(r.code).toBe(1);
   expect(r.out).toContain('\n  the agent went off the script: it sent a request no right solution sends: the scenario cannot tell which conversation it belongs to\n  (the mock: scenarios/12-fork-subagents/guard.json: ambiguous: tracks ');
-  expect(r.out).toContain('\n  hint: The tag is gone from these messages: only config.querySource can tell.\n');
+  // The hint is the first failing expectation's: that expectation is named, so the two read as one.
+  expect(r.out).toContain('\n  first expectation not met: the query source survived compaction, and refuses the child\'s next fork\n  hint: The tag is gone from these messages: only config.querySource can tell.\n');
+});
+
+// Off the script because of what went wrong before: a call that should have failed went on, and
+// the parent, told of its sub-agent's end, asked once more. What went wrong is named; the
+// agent's own line that only repeats the mock's refusal is not shown a third time.
+it.concurrent('off the script after a missing behaviour: that behaviour is named, the refusal said once', async () => {
+  const r = await checkHalfDone([['worktree.ts', "    if (!made.ok) {\n      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);\n      if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name\n      throw new Error(`git could not make the branch ${branch}: ${made.err}`);\n    }\n", '    if (!made.ok) continue;\n']], '16-worktree-isolation', ['--case', 'branch-blocked']);
+  expect(r.code).toBe(1);
+  expect(r.out).toContain('\n  the agent went off the script: "main" got more requests than a right solution sends (the scenario scripts 3)\n');
+  expect(r.out).toContain("\n  first expectation not met: the call fails with git's reason for the branch\n  hint: createWorktree: when git branch fails");
+  expect(r.out.match(/out of turns/g)).toHaveLength(1);
+  expect(r.out).not.toContain('the agent said:');
 });
 
 // A half-done parser that skips "- item" lists: the demo's skill file is skipped, so the

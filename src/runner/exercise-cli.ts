@@ -221,7 +221,7 @@ export async function gradeExercise(
       case: caseName, file: scenario.file, title: scenario.title, ok: result.ok,
       stub: stub ?? null, crash: result.crash ?? null, crash_at: result.crashAt ?? null, failures: result.failures,
       tool_errors: result.ok ? [] : thrownInTools(result.events, scenario.expect),
-      agent_said: result.ok ? [] : agentSaid(result.terminal, failing?.detail),
+      agent_said: result.ok ? [] : agentSaid(result.terminal, failing?.detail, result.failures),
       expectations: result.expectations.map((e) => ({ name: e.name, ok: e.ok, detail: e.detail, hint: e.hint ?? null })),
       hint: hint ?? null,
     });
@@ -234,10 +234,12 @@ export async function gradeExercise(
  * The agent's own ✖ lines, three at most, each once (the same failure of two prompts is one
  * line, not two of the three). When the failing check looked for such a line on the
  * terminal, the lines most like it come first: the one that says the same thing in other words
- * is the one the learner needs, wherever it came among the agent's lines.
+ * is the one the learner needs, wherever it came among the agent's lines. Not a line that only
+ * repeats the mock's refusal of a request off the script (`failures`): that is shown already.
  */
-function agentSaid(terminal: string, detail: string | undefined): string[] {
-  const lines = [...new Set(terminal.split('\n').filter((l) => l.startsWith('✖ ')))];
+function agentSaid(terminal: string, detail: string | undefined, failures: readonly string[] = []): string[] {
+  const echoes = (line: string) => failures.some((f) => line.includes(`[mock] ${f}`));
+  const lines = [...new Set(terminal.split('\n').filter((l) => l.startsWith('✖ ') && !echoes(l)))];
   const wanted = /"(✖ [^"]+)/.exec(detail ?? '')?.[1];
   if (wanted === undefined) return lines.slice(0, 3);
   const alike = (line: string): number => { let n = 0; while (n < line.length && line[n] === wanted[n]) n++; return n; };
@@ -326,6 +328,9 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       // agent sent or asked something else: said so first, the mock's own words after.
       print(`  ${c.bold('the agent went off the script:')} ${offScript(v.failures[0]!)}`);
       print(`  ${c.dim(`(the mock: ${v.failures[0]})`)}`);
+      // What went wrong before it did is often the cause (a call that should have failed went
+      // on, and the parent asked once more): named, so the hint below, its own, reads as one.
+      if (failing) print(`  ${c.bold('first expectation not met:')} ${standalone(v.expectations, failing)}`);
     } else if (failing) {
       print(`  ${c.bold('missing behaviour:')} ${standalone(v.expectations, failing)}`);
       print(`  ${c.dim(failing.detail)}`);
