@@ -28,6 +28,10 @@ export function sh(cmd: string, args: string[], o: { env?: Record<string, string
     child.stderr.on('data', (d) => { err += String(d); });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, out, err }));
+    // A command that ends before reading its input closes the pipe: the write's EPIPE is
+    // that, not a failure of the test (its exit code and output say what happened), and
+    // unheard it would be an uncaught error that fails the whole run.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(o.input ?? '');
   });
 }
