@@ -83,14 +83,30 @@ function speedMarker() {
   spawnSync(process.execPath, ['-e', 'let s = 0; for (let i = 0; i < 3e8; i++) s += i;']);
   return ((performance.now() - started) / 1000).toFixed(2);
 }
-const markerBefore = speedMarker();
+/**
+ * Milliseconds a fresh `node -e 0` takes to start and end (the median of 15): what starting a
+ * process costs on this machine. The loop above misses it, and about half of the suite's CPU
+ * is processes its tests start (--by-file). Seen here: a machine whose loop marker was 1.7 s
+ * ran a warm suite in 47 s, where one at 1.9 s had taken 17 s; it started node in 105 ms.
+ */
+function processMarker() {
+  const times = [];
+  for (let i = 0; i < 15; i++) {
+    const started = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    times.push(performance.now() - started);
+  }
+  return Math.round(median(times));
+}
+const markers = () => `${speedMarker()} s, ${processMarker()} ms`;
+const markerBefore = markers();
 if (args['by-file']) {
   byFile();
   process.exit(0);
 }
 
 console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)`);
-console.log(`machine speed marker: ${markerBefore} s (a fixed 3·10⁸-step loop in node; lower is faster)\n`);
+console.log(`machine speed markers: ${markerBefore} (a fixed 3·10⁸-step loop in node; a node that starts and ends at once; lower is faster)\n`);
 console.log('command                             median     min   peak RSS');
 const preload = ['--import', path.join(root, 'bench/rss-on-exit.mjs')];
 /** Does chapter n's demo script model latency (chapters that show work overlapping)? */
@@ -204,7 +220,7 @@ function byFile() {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  console.log(`\nmachine speed marker: ${markerBefore} s before, ${speedMarker()} s after`);
+  console.log(`\nmachine speed markers: ${markerBefore} before, ${markers()} after`);
 }
 
 if (args.suite) {
@@ -229,7 +245,7 @@ if (args.suite) {
   timed('selfcheck --cached (nothing kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], true);
   timed('selfcheck --cached (results kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
 }
-console.log(`\nmachine speed marker: ${markerBefore} s before, ${speedMarker()} s after`);
+console.log(`\nmachine speed markers: ${markerBefore} before, ${markers()} after`);
 if (args.xray) {
   // One full x-ray (every case, the real binary against the mock): it takes seconds, so once.
   const which = (name) => (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, name)).find((f) => { try { return statSync(f).isFile(); } catch { return false; } });
