@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ROOT, casesOf, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
+import { WORKER_ENV, runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchExercise } from '../src/runner/watch.ts';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -257,7 +257,7 @@ it.concurrent('a scenario that runs long: the check says which case is still run
 describe.concurrent('--check --watch', () => {
   /** Spawns a watch; `until(text)` resolves once the output holds text. */
   function watching(dir: string, tmp: string) {
-    const child = tracked(spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1', '--check', dir, '--watch'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp } }), `run.mjs 1 --check ${dir} --watch`);
+    const child = tracked(spawn(process.execPath, [path.join(ROOT, 'steps/run.mjs'), '1', '--check', dir, '--watch'], { cwd: ROOT, env: { ...WORKER_ENV, NO_COLOR: '1', TMPDIR: tmp } }), `run.mjs 1 --check ${dir} --watch`);
     let out = '';
     child.stdout.on('data', (d) => { out += String(d); });
     child.stderr.on('data', (d) => { out += String(d); });

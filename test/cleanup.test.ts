@@ -17,7 +17,7 @@ import { cleanupNow, makeTempDir, onExit, processesIn, release, removeFolder, re
 import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
-import { runInProcess } from './cli-helpers.ts';
+import { WORKER_ENV, runInProcess } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 
 const RUN = path.join(ROOT, 'steps', 'run.mjs');
@@ -64,7 +64,7 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
   env = { TMPDIR: tmp, ...env };
   try {
     const child = tracked(spawn(process.execPath, [RUN, ...args], {
-      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env },
+      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...WORKER_ENV, ...env },
     }), `run.mjs ${args.join(' ')}`, { group: true });
     let stdout = '';
     let stderr = '';
@@ -370,7 +370,7 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
     const gone = mkdtempSync(path.join(TMP, 'cleanup-unheard-'));
     rmSync(gone, { recursive: true });
     const child = tracked(spawn(process.execPath, [RUN, '1'], {
-      cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: path.join(gone, 'no'), SUBAGENTS_NO_BUNDLE: '1' },
+      cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...WORKER_ENV, TMPDIR: path.join(gone, 'no'), SUBAGENTS_NO_BUNDLE: '1' },
     }), 'run.mjs 1, stderr closed');
     child.stderr.destroy();
     const cap = setTimeout(() => child.kill('SIGKILL'), 20_000);

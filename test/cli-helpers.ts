@@ -16,10 +16,18 @@ import { tracked } from './children.ts';
 
 export interface Ran { code: number | null; out: string; err: string }
 
+/**
+ * The environment this worker began with, for the processes tests start: not process.env as
+ * it is at that moment. A run in this process (runInProcess) sets variables while it runs
+ * (TMPDIR, NO_COLOR, a test's SUBAGENTS_SLOW_NOTICE_MS), and a test running beside it
+ * (describe.concurrent) would hand them to its child.
+ */
+export const WORKER_ENV: Readonly<NodeJS.ProcessEnv> = Object.freeze({ ...process.env });
+
 /** Runs a command to its end without blocking this process (a test's own servers must answer it). */
 export function sh(cmd: string, args: string[], o: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...o.env };
+    const env: Record<string, string | undefined> = { ...WORKER_ENV, NO_COLOR: "1", ...o.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
     const child = tracked(spawn(cmd, args, { cwd: o.cwd ?? ROOT, env }), [cmd, ...args].join(' '));
     let out = '';

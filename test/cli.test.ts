@@ -12,7 +12,7 @@ import { runChapter } from '../src/runner/run-chapter.ts';
 import { loadFolder } from '../src/runner/load-folder.ts';
 import { WRITTEN_CHAPTERS, findChapter } from '../src/chapters.ts';
 import { startMock } from '../src/mock/index.ts';
-import { runInProcess, runMjs } from './cli-helpers.ts';
+import { runInProcess, runMjs, sh } from './cli-helpers.ts';
 import { makeProjectScratch } from './temp-guard.ts';
 
 // main() in this process, its output captured (cli-helpers.ts).
@@ -293,3 +293,22 @@ it.concurrent('end to end: `node steps/run.mjs 1` in a child process, colours of
   expect(r.out).toContain('main ⎿ hello from the agent loop');
   expect(r.out).not.toMatch(/\u001b\[/);
 }, 30_000);
+
+// The tests' own helpers: a run in this process sets variables while it runs, and a command
+// a test beside it starts meanwhile gets the worker's environment, not those (a TMPDIR of
+// another test's, once, had a spawned run make its folder inside that test's).
+it('a command started while a run in this process has set its variables does not get them', async () => {
+  const own = mkdtempSync(path.join(tmpdir(), 'cli-env-'));
+  let done = false;
+  const run = runInProcess(['1'], { env: { SUBAGENTS_PROBE: 'the in-process run', TMPDIR: own } }).finally(() => { done = true; });
+  try {
+    while (process.env.SUBAGENTS_PROBE === undefined && !done) await new Promise((r) => setImmediate(r));
+    const seen = sh(process.execPath, ['-e', 'console.log(JSON.stringify([process.env.SUBAGENTS_PROBE ?? null, process.env.TMPDIR]))']);
+    expect(process.env.SUBAGENTS_PROBE).toBe('the in-process run');   // still set when the child was started
+    const r = await seen;
+    expect(JSON.parse(r.out)).toEqual([null, tmpdir()]);
+  } finally {
+    await run;
+    rmSync(own, { recursive: true, force: true });
+  }
+});

@@ -16,7 +16,7 @@ import { mkdirSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } fr
 import path from 'node:path';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
-import { sh, runMjs, runInProcess, refusedPort, type Ran } from './cli-helpers.ts';
+import { WORKER_ENV, sh, runMjs, runInProcess, refusedPort, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchFetch } from '../src/runner/live.ts';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -389,7 +389,7 @@ describe.concurrent('npm run mock', () => {
     expect(program).toBe('node');
     return [...scriptArgs, ...args];
   };
-  const mockCli = (args: string[]) => tracked(spawn(process.execPath, mockArgs(args), { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } }), `npm run mock -- ${args.join(' ')}`);
+  const mockCli = (args: string[]) => tracked(spawn(process.execPath, mockArgs(args), { cwd: ROOT, env: { ...WORKER_ENV, NO_COLOR: '1' } }), `npm run mock -- ${args.join(' ')}`);
 
   /** Starts the mock on a scenario; resolves once it has printed its example. */
   function startCli(args: string[]): Promise<{ out: () => string; stop: () => Promise<number | null> }> {
