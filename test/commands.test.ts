@@ -180,7 +180,7 @@ it.concurrent('a scenario error names the file relative to where the user stands
 
 describe.concurrent('--list-cases and --all', () => {
   it('--list-cases gives each case its title', async () => {
-    const r = await runMjs(['11', '--list-cases']);
+    const r = await runInProcess(['11', '--list-cases']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^demo +Delegate a file read to an explore sub-agent$/m);
     expect(r.out).toMatch(/^recursion +A sub-agent tries to start a sub-agent of its own$/m);
@@ -345,7 +345,7 @@ describe.concurrent('the classroom commands', () => {
     const dir = scratch();
     try {
       rmSync(dir, { recursive: true });
-      const r = await runMjs(['11', '--exercise', path.relative(ROOT, dir)]);
+      const r = await runInProcess(['11', '--exercise', path.relative(ROOT, dir)]);
       expect(r.code, r.err).toBe(0);
       const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', path.relative(ROOT, dir)], { cwd: ROOT, encoding: 'utf8' });
       expect(status).toBe('');
