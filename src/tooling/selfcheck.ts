@@ -5,7 +5,8 @@
 //   to test is not really tested.
 // - Half-done shortcuts (shortcuts.ts): the chapter's reference with one plausible shortcut
 //   taken inside one TODO, run on the case the shortcut names; the expectation it names must
-//   fail. One that passes is a half-done solution `--check` would grade as done.
+//   be the first to fail (the one `--check` shows). One that passes is a half-done solution
+//   `--check` would grade as done.
 //
 // The scratch folder sits inside the project (.tmp/) so that the folder's imports of
 // '@anthropic-ai/sdk' resolve to the project's node_modules. It is always removed.
@@ -107,14 +108,15 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
   }, sources);
 }
 
-/** The shortcut's folder, run on its case: caught when the expectation it names fails (or the scenario problem it names is reported). */
+/** The shortcut's folder, run on its case: caught when the expectation it names is the first to fail (or the scenario problem it names is reported). */
 export async function runShortcut(root: string, s: Shortcut, sources: readonly AgentSource[]): Promise<MutationOutcome> {
   const chapter = findChapter(s.chapter);
   if (!chapter) throw new Error(`shortcut ${shortcutId(s)}: unknown chapter ${s.chapter}`);
   return withScratch(root, path.join('shortcuts', shortcutId(s)), shortcutFiles(sources, s), async (dir) => {
     const result = await runChapter({ codeDir: dir, scenario: await loadScenarioFile(scenarioFile(chapter, s.case, root)), latencyScale: 0 });
     const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
-    const caught = failed.includes(s.fails) || result.failures.some((f) => f.includes(s.fails));
+    // The first failing expectation is the one --check shows the learner.
+    const caught = failed[0] === s.fails || result.failures.some((f) => f.includes(s.fails));
     const why = result.ok ? 'passes' : `fails on: ${[...failed, ...result.failures].join('; ') || result.crash}`;
     return { id: shortcutId(s), kind: 'shortcut', breaks: `TODO(${s.todo}): ${s.shortcut}`, killed: caught, detail: caught ? `${s.case}: ${s.fails}` : `the ${s.case} case ${why}, not on "${s.fails}"` };
   });

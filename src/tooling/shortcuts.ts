@@ -2,8 +2,9 @@
 // `npm run selfcheck`): for each TODO of a chapter's exercise, ways a learner might fill it in
 // so that the demo looks right while a behaviour the chapter teaches is skipped (an edge case
 // ignored, a field never set, an error swallowed, a value hard-coded). Each names the scenario
-// case and the expectation that must fail on it: the learner's folder is the reference with
-// that shortcut taken inside the TODO, every other TODO written.
+// case and the expectation that must be the first to fail on it, in the order the case lists
+// them (the one the check shows the learner, with its hint): the learner's folder is the
+// reference with that shortcut taken inside the TODO, every other TODO written.
 //
 // Not the mutation catalogue (mutations.ts): a mutation may break any line of src/agent/ and
 // needs some scenario of its chapter to go red; a shortcut is an edit inside one TODO of the
@@ -23,7 +24,7 @@ export interface Shortcut {
   replace: string;
   /** More edits of the same shortcut, in the same file. */
   and?: [string, string][];
-  /** The case that must fail, and the name of its expectation that fails (or a scenario problem it reports). */
+  /** The case that must fail, and the name of its first expectation that fails (or a scenario problem it reports). */
   case: string;
   fails: string;
 }
@@ -33,7 +34,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 1, todo: 'answer-tools', shortcut: 'only the first tool call of a turn is run and answered',
     find: '    for (const call of calls) {\n      config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\\n`);\n      results.push(await runTool(call, config));\n    }',
     replace: '    const call = calls[0]!;\n    config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\\n`);\n    results.push(await runTool(call, config));',
-    case: 'two-calls', fails: "and the second call's, in the same request" },
+    case: 'two-calls', fails: "the first call's result goes back" },
 
   { chapter: 1, todo: 'answer-tools', shortcut: 'each result pushed as a user message of its own',
     find: "      results.push(await runTool(call, config));\n    }\n    messages.push({ role: 'user', content: results });",
@@ -57,7 +58,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
 
   // Chapter 3 · the system prompt
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: 'each CLAUDE.md read wherever its link leads',
-    find: '    const text = await readWithin(file, tree, label, host.terminal);', replace: "    const text = await (await import('node:fs/promises')).readFile(file, 'utf8').catch(() => undefined);",
+    find: '    const text = await readWithin(file, tree, label, host.terminal);', replace: "    const text = await process.getBuiltinModule('node:fs/promises').readFile(file, 'utf8').catch(() => undefined);",
     case: 'linked', fails: 'one that leads out of the project is not read: nothing of the key reaches the model' },
   { chapter: 3, todo: 'claude-md-hierarchy', shortcut: "the user's CLAUDE.md read last, after the project's",
     find: "  const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];", replace: '  const files: { label: string; file: string; tree?: Tree }[] = [];',
@@ -101,7 +102,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'switch-value-short', fails: 'a short switch given a value is refused, naming it as typed' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'an unknown flag is let through',
     find: "      if (arg.startsWith('-')) throw new Error(`unknown flag ${arg} (see --help)`);\n", replace: '',
-    case: 'unknown-flag', fails: 'no model call is made with a flag nobody understood' },
+    case: 'unknown-flag', fails: 'an unknown flag is refused with a line that names it' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'only the first word is taken as the prompt',
     find: "prompt: args._.join(' '),", replace: "prompt: String(args._[0] ?? ''),",
     case: 'words', fails: 'the words, joined, are sent as the first prompt, without the flags' },
@@ -116,22 +117,22 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'bad-style', fails: 'an unknown output style is refused with a line that names it' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'the permission mode is not checked',
     find: 'if (!PERMISSION_MODES.includes(flags.permissionMode)) {', replace: 'if (false) {',
-    case: 'bad-mode', fails: 'no session is saved with a mode nobody knows' },
+    case: 'bad-mode', fails: 'an unknown permission mode is refused with a line that names it' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'the session id is not checked',
     find: 'if (flags.sessionId !== undefined && !/^[A-Za-z0-9][\\w-]*$/.test(flags.sessionId)) {', replace: 'if (false) {',
-    case: 'session-id-file', fails: 'no file is written under the name the id gave' },
+    case: 'session-id-file', fails: 'a session id with a dot in it is refused with a line naming --session-id' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'only a / in the session id is refused, not a file name',
     find: '!/^[A-Za-z0-9][\\w-]*$/.test(flags.sessionId)', replace: "flags.sessionId.includes('/')",
-    case: 'session-id-file', fails: 'no file is written under the name the id gave' },
+    case: 'session-id-file', fails: 'a session id with a dot in it is refused with a line naming --session-id' },
   { chapter: 4, todo: 'parse-flags', shortcut: 'only a . in the session id is refused, not a path',
     find: '!/^[A-Za-z0-9][\\w-]*$/.test(flags.sessionId)', replace: "flags.sessionId.includes('.')",
-    case: 'bad-session-id', fails: 'no file is written where the id pointed' },
+    case: 'bad-session-id', fails: 'a session id with a path in it is refused with a line naming --session-id' },
   { chapter: 4, todo: 'load-session', shortcut: 'any JSON file is taken for a session',
     find: "if (!roles || typeof data.id !== 'string') throw", replace: 'if (false) throw',
     case: 'not-session', fails: 'a clear one-line error names the file' },
   { chapter: 4, todo: 'load-session', shortcut: 'only the messages array is checked: a file with no id is resumed, and overwritten',
     find: "if (!roles || typeof data.id !== 'string') throw", replace: 'if (!Array.isArray(data?.messages)) throw',
-    case: 'not-session', fails: 'the file is not overwritten' },
+    case: 'not-session', fails: 'a clear one-line error names the file' },
   { chapter: 4, todo: 'load-session', shortcut: "JSON.parse's own error is passed on, without the file's name",
     find: "    throw new Error(`cannot resume: ${shown} is not valid JSON (${(err as Error).message}); the file was left as it is`);", replace: '    throw err;',
     case: 'corrupt', fails: 'a clear one-line error names the file and the problem' },
@@ -165,7 +166,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'plan', fails: 'a shell command is refused in plan mode too, without asking' },
   { chapter: 6, todo: 'decide', shortcut: 'bypassPermissions allows everything, before the two refusals that ignore the mode',
     find: "  const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';", replace: "  const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';\n  if (config.permissions.mode === 'bypassPermissions') return { allow: true };",
-    case: 'bypass', fails: 'git push --force is refused even in bypass mode' },
+    case: 'bypass', fails: 'an absolute path outside the workspace is refused even in bypass mode' },
   { chapter: 6, todo: 'decide', shortcut: 'acceptEdits allows the shell too',
     find: "  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };", replace: "  if (mode === 'acceptEdits' && !guarded) return { allow: true };",
     case: 'accept-edits', fails: 'the agent asked permission for write_file, but the next scripted answer is for run_shell' },
@@ -174,7 +175,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'the command the user refused came back as an error saying so' },
   { chapter: 6, todo: 'decide', shortcut: 'with nobody to ask, the call is allowed',
     find: "  if (!ask) {\n    return { allow: false, reason: guarded ? `${String(input.path)} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };\n  }", replace: '  if (!ask) return { allow: true };',
-    case: 'unattended', fails: '… and the file is not written' },
+    case: 'unattended', fails: 'with nobody to ask, the write is refused and the model is told why' },
   { chapter: 6, todo: 'decide', shortcut: 'the question is put without looking whether anyone can answer it',
     find: "  if (!ask) {\n    return { allow: false, reason: guarded ? `${String(input.path)} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };\n  }\n", replace: '',
     case: 'unattended', fails: 'with nobody to ask, the write is refused and the model is told why' },
@@ -186,7 +187,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 7, todo: 'compact', shortcut: 'a summary is never compacted again, whatever came after it',
     find: "  if (old.length === 1 && typeof old[0]!.content === 'string' && old[0]!.content.startsWith(SUMMARY_PREFIX)) return false;",
     replace: "  if (typeof old[0]!.content === 'string' && old[0]!.content.startsWith(SUMMARY_PREFIX)) return false;",
-    case: 'tiny-threshold', fails: 'a summary followed by more conversation is compacted again: the third prompt starts from a summary of both' },
+    case: 'tiny-threshold', fails: 'one summarisation call per prompt that brings new conversation, not one per request' },
   { chapter: 7, todo: 'compact', shortcut: 'nothing to summarise is summarised anyway',
     find: '  if (old.length === 0) return false;\n', replace: '',
     case: 'manual', fails: '/compact with nothing said yet makes no call and says so' },
@@ -210,7 +211,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'the summary call is a call of its own kind: nobody counts its tokens before it goes out' },
   { chapter: 7, todo: 'cut-point', shortcut: 'the cut goes before the last user message, a tool result or not',
     find: "    if (typeof m.content === 'string' || !m.content.some((b) => b.type === 'tool_result')) return i;", replace: '    return i;',
-    case: 'demo', fails: '… and fewer messages: summary, prompt, tool_use and its tool_result' },
+    case: 'demo', fails: 'the next main request carries the summary' },
 
   // Chapter 8 · prompt caching
   { chapter: 8, todo: 'with-breakpoints', shortcut: 'no breakpoint on the system prompt (the last message has one)',
@@ -218,7 +219,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'clear', fails: 'after /clear the first request reads that prefix back: the system prompt carries a breakpoint of its own' },
   { chapter: 8, todo: 'with-breakpoints', shortcut: 'the first message marked instead of the last',
     find: '    messages: messages.map((m, i) => (i === messages.length - 1 ? markLastBlock(m) : m)),', replace: '    messages: messages.map((m, i) => (i === 0 ? markLastBlock(m) : m)),',
-    case: 'demo', fails: 'turn 2 reads it back: the next request starts with the same bytes' },
+    case: 'demo', fails: 'turn 1 writes the cache: the request carrying the file is past the minimum and ends at a breakpoint' },
   { chapter: 8, todo: 'ledger-cost', shortcut: 'cache reads at a hard-coded 0.1',
     find: '    (usage.cache_read_input_tokens ?? 0) * prices.read;', replace: '    (usage.cache_read_input_tokens ?? 0) * 100;',
     case: 'newer-model', fails: "the ledger's cost prices those reads at Opus 5.5's 0.05×, and it matches the API's usage" },
@@ -286,7 +287,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'mid-session', fails: 'the reminder follows the prompt as typed, in the same message' },
   { chapter: 10, todo: 'remind', shortcut: 'the reminder added in every mode',
     find: "  if (config.permissions.mode !== 'plan') return;\n", replace: '',
-    case: 'mid-session', fails: '/plan is a command: it reaches the model only as the reminder on the next prompt' },
+    case: 'mid-session', fails: "before /plan, edits ran in the session's mode" },
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'exit_plan_mode outside plan mode asks the user anyway',
     find: "  if (p.mode !== 'plan') throw new Error('plan mode is not on: there is nothing to exit');\n", replace: '',
     case: 'exit-restores', fails: 'the agent asked permission for exit_plan_mode, but the scenario has no answer left' },
@@ -298,7 +299,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'exit-restores', fails: 'approval restores the mode from before /plan: acceptEdits lets the edit run without a question' },
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'with nobody to ask, the plan is taken as approved',
     find: '}) : false;', replace: '}) : true;',
-    case: 'unattended', fails: 'plan mode stays on: the edit is refused as read-only' },
+    case: 'unattended', fails: 'with nobody to approve it, the plan is not approved, and the model is told' },
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'the plan is put to the user without looking whether anyone can answer',
     find: 'const yes = p.ask ? await p.ask(', replace: 'const yes = await p.ask!(',
     and: [['}) : false;', '});']],
@@ -315,7 +316,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 11, todo: 'run-subagent', shortcut: 'the sub-agent given a fresh gate in default mode',
     find: '    permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not',
     replace: "    permissions: { mode: 'default', ask: parent.permissions.ask },",
-    case: 'gated', fails: 'in plan mode the sub-agent is read-only too: its write is refused without a question' },
+    case: 'gated', fails: "a skill's pre-approval reaches the sub-agent its prompt starts: the write runs, and nobody is asked" },
   { chapter: 11, todo: 'run-subagent', shortcut: "the gate rebuilt from the parent's mode and ask, without the skill's pre-approvals",
     find: '    permissions: parent.permissions,            // the same gate: a sub-agent cannot do what its parent may not',
     replace: '    permissions: { mode: parent.permissions.mode, ask: parent.permissions.ask },',
@@ -344,7 +345,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: "the sub-agent's context is measured before each of its calls, as the parent's is: it compacts past the same threshold" },
   { chapter: 11, todo: 'run-subagent', shortcut: "the sub-agent runs under the session's turn cap",
     find: '    maxTurns: 20,', replace: '    maxTurns: parent.maxTurns,',
-    case: 'turn-cap', fails: 'the parent hears that the sub-agent was stopped at 20 calls' },
+    case: 'turn-cap', fails: 'the sub-agent makes 20 model calls, its own cap, and no more' },
   { chapter: 11, todo: 'run-subagent', shortcut: 'the sub-agent has no turn cap',
     find: '    maxTurns: 20,', replace: '',
     case: 'turn-cap', fails: 'the sub-agent makes 20 model calls, its own cap, and no more' },
@@ -367,7 +368,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'fork-named', fails: "the fork child's named call is refused as an error" },
   { chapter: 12, todo: 'fork-child-config', shortcut: 'the agent tool taken out of the child\'s tools',
     find: '    tools: parent.tools,                 // the exact array, `agent` included', replace: "    tools: parent.tools.filter((t) => t.spec.name !== 'agent'),",
-    case: 'demo', fails: "a fork child keeps the agent tool in its list (removing it would change the bytes)" },
+    case: 'demo', fails: "a call without subagent_type forks: every child sends the parent's exact system prompt, tools, history and whole assistant message, then a placeholder result for every call" },
   { chapter: 12, todo: 'fork-child-config', shortcut: "the child keeps the parent's turn cap",
     find: '    maxTurns: 20,\n', replace: '',
     case: 'child-fails', fails: 'a fork child that never ends its turn is stopped at its own cap of 20 model calls, and the parent hears it' },
@@ -376,7 +377,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'no-sharing', fails: 'child-1 reads nothing from the cache and writes nothing: its request carries no breakpoint' },
   { chapter: 12, todo: 'build-forked-messages', shortcut: 'only the first tool_use answered',
     find: "    .filter((b) => b.type === 'tool_use')", replace: "    .filter((b) => b.type === 'tool_use').slice(0, 1)",
-    case: 'demo', fails: "call 1 gets back exactly its own child's final report" },
+    case: 'demo', fails: "a call without subagent_type forks: every child sends the parent's exact system prompt, tools, history and whole assistant message, then a placeholder result for every call" },
   { chapter: 12, todo: 'build-forked-messages', shortcut: 'only the agent calls of the turn answered, not its other tool calls',
     find: "    .filter((b) => b.type === 'tool_use')", replace: "    .filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use' && b.name === AGENT_TOOL_NAME)",
     case: 'child-fails', fails: "the first child's report still comes back" },
@@ -500,7 +501,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'too-early', fails: 'send_message to a running agent is refused: its report is not there yet' },
   { chapter: 15, todo: 'send-message', shortcut: 'only a completed agent can be continued: a failed one is refused as still running',
     find: "    if (agent.status === 'running') {", replace: "    if (agent.status !== 'completed') {",
-    case: 'failed', fails: 'a failed agent has finished: send_message continues it, as it would a completed one' },
+    case: 'failed', fails: "the session wakes the main agent with it, and again with the continued run's report" },
   { chapter: 15, todo: 'send-message', shortcut: 'a stopped agent refused, as if stopping ended it for good',
     find: "    if (agent.status === 'running') {", replace: "    if (agent.status === 'stopped') throw new Error(`${agent.id} was stopped: start a new agent`);\n    if (agent.status === 'running') {",
     case: 'stop', fails: 'a stopped agent has finished too: send_message continues it' },
@@ -531,7 +532,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'agent-file', fails: 'the workspace never sees the new file' },
   { chapter: 16, todo: 'subagent-worktree', shortcut: 'the worktree made, but the sub-agent left in the parent\'s folder',
     find: '    config.cwd = config.worktree.cwd;   // its tools, its shell, its workspace at the gate: that folder\n', replace: '',
-    case: 'boundaries', fails: "the parent's file is as it was" },
+    case: 'boundaries', fails: "the kept worktree lies outside the parent's workspace, where the parent's gate keeps it out" },
   { chapter: 16, todo: 'create-worktree', shortcut: "a folder already there under the worktree's name is used anyway",
     find: "    if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete\n", replace: '',
     case: 'folder-taken', fails: 'the sub-agent works on the next free name, not in the folder that was there, nor on the branch' },
@@ -547,7 +548,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'branch-blocked', fails: "the call fails with git's reason for the branch" },
   { chapter: 16, todo: 'create-worktree', shortcut: "a half-made worktree's folder and git's record of it left when the add fails",
     find: "      await rm(dir, { recursive: true, force: true }).catch(() => undefined);\n      await removeEmpty(path.dirname(dir));\n      await git(['worktree', 'prune'], top!);\n", replace: '',
-    case: 'add-fails', fails: 'git keeps no worktree' },
+    case: 'add-fails', fails: 'the branch made for it is gone again' },
   { chapter: 16, todo: 'create-worktree', shortcut: 'the empty folder that held a failed worktree left beside the repository',
     find: "      await removeEmpty(path.dirname(dir));\n      await git(['worktree', 'prune'], top!);", replace: "      await git(['worktree', 'prune'], top!);",
     case: 'add-fails', fails: 'and nothing of either attempt is left beside the repository' },
@@ -568,7 +569,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'agent-file', fails: 'a new file nobody added keeps the worktree' },
   { chapter: 16, todo: 'finish-worktree', shortcut: "the sub-agent's own commits not counted as a change",
     find: '    if (head === wt.base && files.length === 0) {', replace: '    if (files.length === 0) {',
-    case: 'boundaries', fails: "the child's branch has its own change only" },
+    case: 'boundaries', fails: "the kept worktree lies outside the parent's workspace, where the parent's gate keeps it out" },
   { chapter: 16, todo: 'finish-worktree', shortcut: 'the uncommitted files listed by their names as they are',
     find: 'of what it left uncommitted: ${list(files)}', replace: "of what it left uncommitted: ${files.join(', ')}",
     case: 'forged-name', fails: 'the file name reaches the main agent quoted, its < and > escaped' },
@@ -587,7 +588,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'commit-fails', fails: 'the notification says the leftovers were not committed, and why' },
   { chapter: 16, todo: 'finish-worktree', shortcut: 'what the sub-agent left uncommitted is not committed',
     find: '      const committed = await commitLeftovers(wt);', replace: "      const committed = { ok: true, err: '' };",
-    case: 'agent-file', fails: "the new file is on the scribe's branch" },
+    case: 'agent-file', fails: 'the notification counts the commit made of the leftovers' },
   { chapter: 16, todo: 'finish-worktree', shortcut: "an unchanged worktree's branch is left behind",
     find: "      await git(['branch', '-D', wt.branch], wt.repo);\n", replace: '',
     case: 'unchanged', fails: 'and its branch with it' },
