@@ -94,6 +94,14 @@ describe('load-folder', () => {
     expect(compiledCodeMisses() - start).toBe(5);   // run again, not compiled again
   });
 
+  it("import() in the folder's code loads what it asks for, as in any module of the process", async () => {
+    const dir = folder('dynamic', {
+      'main.ts': "export async function kindOfReadFile(): Promise<string> {\n  const { readFile } = await import('node:fs/promises');\n  return typeof readFile;\n}\n",
+    });
+    const mod = (await loadFolder(dir)) as { kindOfReadFile(): Promise<string> };
+    expect(await mod.kindOfReadFile()).toBe('function');
+  });
+
   it('an import that does not resolve fails the load in one line, at the import', async () => {
     const dir = folder('unresolved', {
       'main.ts': "// main\nimport { a } from './a.ts';\nimport { x } from './nope.ts';\nexport const y = a + x;\n",

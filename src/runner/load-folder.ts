@@ -233,7 +233,9 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
 function scriptFor(unit: Unit): vm.Script {
   const kept = scriptByFile.get(unit.file);
   if (kept?.key === unit.key) return kept.script;
-  const script = new vm.Script(`${WRAPPER}${unit.code}\n})`, { filename: unit.file });
+  // import() in the folder's code (`await import('node:fs/promises')`) goes to Node's own
+  // loader, as it would in a module of the process; without this it throws, whatever it asks for.
+  const script = new vm.Script(`${WRAPPER}${unit.code}\n})`, { filename: unit.file, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   scriptByFile.set(unit.file, { key: unit.key, script, code: unit.code });
   return script;
 }
