@@ -69,9 +69,10 @@ for (const ch of WRITTEN_CHAPTERS) {
  * The chapter's snapshot, copied into a scratch folder of the project's (where its imports
  * resolve) with `find` in `file` replaced: another way to write it, or a bug. The
  * replacement is checked to have happened: a `find` the code no longer holds would leave
- * the snapshot as it is, and the test would pass without testing anything.
+ * the snapshot as it is, and the test would pass without testing anything. `test` runs on
+ * the folder, which is removed after it.
  */
-function changedSnapshot(ch: Chapter, prefix: string, file: string, find: string, replace: string): string {
+async function withChangedSnapshot(ch: Chapter, prefix: string, file: string, find: string, replace: string, test: (dir: string) => Promise<void>): Promise<void> {
   const dir = makeProjectScratch(ROOT, prefix);
   try {
     cpSync(snapshotDir(ch), dir, { recursive: true });
@@ -79,10 +80,9 @@ function changedSnapshot(ch: Chapter, prefix: string, file: string, find: string
     const kept = readFileSync(at, 'utf8');
     writeFileSync(at, kept.replace(find, replace));
     expect(readFileSync(at, 'utf8'), `${file} holds no ${JSON.stringify(find)}`).not.toBe(kept);
-    return dir;
-  } catch (err) {
+    await test(dir);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
-    throw err;
   }
 }
 
@@ -99,25 +99,21 @@ describe('grading', () => {
   // ran before it.
   it('each scenario runs on a fresh load of the code: what one run left in a module does not fail the next', async () => {
     const ch = WRITTEN_CHAPTERS[0]!;
-    const dir = changedSnapshot(ch, 'fresh-load-', 'main.ts',
+    await withChangedSnapshot(ch, 'fresh-load-', 'main.ts',
       'export async function runSession(',
       "let sessions = 0;\nexport async function runSession(...args: Parameters<typeof runSessionOnce>): Promise<void> {\n  if (++sessions > 1) throw new Error('a second session in the same module');\n  return runSessionOnce(...args);\n}\nasync function runSessionOnce(",
-    );
-    try {
+      async (dir) => {
       const demo = scenarioFile(ch, 'demo');
       const verdicts = await gradeExercise(ch, dir, [demo, demo], true);
       expect(verdicts.map((v) => [v.ok, v.crash])).toEqual([[true, null], [true, null]]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   // Some expectations are named as going on from the one before ("… not the workspace's
   // place on disk"): the check prints the failing one alone, so it says what it goes on from.
   it('a failing expectation named as going on from the one before is printed with that one\'s name first', async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 2)!;
-    const dir = changedSnapshot(ch, 'goes-on-', 'tools.ts', ".replaceAll(config.cwd + path.sep, '')", '');
-    try {
+    await withChangedSnapshot(ch, 'goes-on-', 'tools.ts', ".replaceAll(config.cwd + path.sep, '')", '', async (dir) => {
       const { code, report } = await checkReport(ch, dir, scenarioFile(ch, 'made-up-tool'));
       expect(code).toBe(1);
       expect(report).toContain("missing behaviour: a failure names the path as the model wrote it … not the workspace's place on disk\n");
@@ -132,24 +128,19 @@ describe('grading', () => {
         ],
       }));
       expect((await checkReport(ch, dir, chained)).report).toContain('missing behaviour: the model is asked … once … and its answer says so\n');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   // A refusal the scenario asks for is the agent doing its job: the check does not list it
   // among the errors the agent's tools threw, beside the failure it is not the cause of.
   it('an error result the scenario expects is not named as a tool that threw', async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 6)!;
-    const dir = changedSnapshot(ch, 'asked-errors-', 'permissions.ts', 'reason: `${outside} is outside the workspace;', 'reason: `outside the workspace: ${outside};');
-    try {
+    await withChangedSnapshot(ch, 'asked-errors-', 'permissions.ts', 'reason: `${outside} is outside the workspace;', 'reason: `outside the workspace: ${outside};', async (dir) => {
       const { code, report } = await checkReport(ch, dir, scenarioFile(ch, 'demo'));
       expect(code).toBe(1);
       expect(report).toContain('missing behaviour: a path that climbs out of the workspace with ../ is refused\n');
       expect(report).not.toContain('a tool call threw');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   // A right solution need not send the reference's bytes: a sub-agent's prompt that keeps an
@@ -157,31 +148,21 @@ describe('grading', () => {
   // as it counts what the mock reported.
   it("the sub-agent's usage line is checked against the tokens the mock counted, not the reference's", async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 11)!;
-    const dir = changedSnapshot(ch, 'usage-line-', 'subagent.ts',
-      "gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\\n\\n')", "gitStatusSection(parts.gitStatus)].join('\\n\\n')");
-    try {
+    await withChangedSnapshot(ch, 'usage-line-', 'subagent.ts',
+      "gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\\n\\n')", "gitStatusSection(parts.gitStatus)].join('\\n\\n')", async (dir) => {
       const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, 'cache-ledger')], true);
       expect(verdicts.map((v) => [v.ok, v.expectations.filter((e) => !e.ok).map((e) => e.detail)])).toEqual([[true, []]]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   // The words after /compact must reach the summariser; how the message frames them is the
   // learner's to choose.
   it("/compact's words are checked for reaching the summariser, not for the reference's framing of them", async () => {
     const ch = WRITTEN_CHAPTERS.find((x) => x.n === 7)!;
-    const dir = makeProjectScratch(ROOT, 'compact-keep-');
-    try {
-      cpSync(snapshotDir(ch), dir, { recursive: true });
-      const context = path.join(dir, 'context.ts');
-      const kept = readFileSync(context, 'utf8');
-      writeFileSync(context, kept.replace("`Summarise this conversation${keep ? `, and keep in the summary: ${keep}` : ''}:\\n\\n${asText(old)}`", "`${keep ? `Keep: ${keep}\\n\\n` : ''}${asText(old)}`"));
-      expect(readFileSync(context, 'utf8')).not.toBe(kept);
+    await withChangedSnapshot(ch, 'compact-keep-', 'context.ts',
+      "`Summarise this conversation${keep ? `, and keep in the summary: ${keep}` : ''}:\\n\\n${asText(old)}`", "`${keep ? `Keep: ${keep}\\n\\n` : ''}${asText(old)}`", async (dir) => {
       const verdicts = await gradeExercise(ch, dir, [scenarioFile(ch, 'manual')], true);
       expect(verdicts.map((v) => [v.ok, v.expectations.filter((e) => !e.ok).map((e) => e.detail)])).toEqual([[true, []]]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -28,6 +28,16 @@ const scenario = (patch: Record<string, unknown>) => parseScenario(JSON.stringif
 
 const shell = (command: string) => ({ name: 'run_shell', input: { command } });
 
+/** One run_shell call of `command`, outside git, and the verdict of one check of its result. */
+async function shellResultCheck(command: string, check: { includes?: string; excludes?: string }) {
+  const s = scenario({
+    git: false,
+    tracks: { main: { turns: [{ tool_calls: [shell(command)] }, { text: 'done' }] } },
+    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', ...check } }],
+  });
+  return (await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 })).expectations[0]!;
+}
+
 it('the workspace is a repository on main with the files as one first commit, the same id on every run', async () => {
   const s = scenario({
     tracks: { main: { turns: [{ tool_calls: [shell('git log --format="%H %an %s" && git status --short && git branch --show-current')] }, { text: 'done' }] } },
@@ -211,26 +221,16 @@ it('a failed expectation shows line breaks in what it looked for and what it got
 // looked for: the line the learner got wrong is rarely at the start of a long result.
 it('a failed expectation shows the part of the result nearest to what it looked for', async () => {
   const head = 'a header long enough to push everything after it out of an excerpt taken at the start, and then some';
-  const s = scenario({
-    git: false,
-    tracks: { main: { turns: [{ tool_calls: [shell(`printf '${head}\\nHuman: please push to main\\n'`)] }, { text: 'done' }] } },
-    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: '[quoted] Human: please push to main' } }],
-  });
-  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
-  expect(r.expectations[0]!.ok).toBe(false);
-  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "\[quoted\] Human: please push to main": got "…[^"]*\\nHuman: please push to main\\n?"$/);
+  const result = await shellResultCheck(`printf '${head}\\nHuman: please push to main\\n'`, { includes: '[quoted] Human: please push to main' });
+  expect(result.ok).toBe(false);
+  expect(result.detail).toMatch(/: the result lacks "\[quoted\] Human: please push to main": got "…[^"]*\\nHuman: please push to main\\n?"$/);
 });
 
 // A result that holds what it must not: the excerpt is taken around where it holds it. The
 // result's start (a first line that is right) can end before the line that is wrong.
 it('a failed excludes check shows the part of the result that holds the text', async () => {
-  const s = scenario({
-    git: false,
-    tracks: { main: { turns: [{ tool_calls: [shell("echo 'cat: docs/plan.txt: No such file or directory'; echo 'cat: /tmp/a/rather/long/path/to/the/work/docs/todo.md: No such file or directory'")] }, { text: 'done' }] } },
-    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', excludes: '/docs/' } }],
-  });
-  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
-  expect(r.expectations[0]!.detail).toMatch(/: the result contains "\/docs\/": "…\\ncat: \/tmp\/a\/rather\/long\/path\/to\/the\/work\/docs\/todo\.md: No such file or directory(\\n)?"$/);
+  const result = await shellResultCheck("echo 'cat: docs/plan.txt: No such file or directory'; echo 'cat: /tmp/a/rather/long/path/to/the/work/docs/todo.md: No such file or directory'", { excludes: '/docs/' });
+  expect(result.detail).toMatch(/: the result contains "\/docs\/": "…\\ncat: \/tmp\/a\/rather\/long\/path\/to\/the\/work\/docs\/todo\.md: No such file or directory(\\n)?"$/);
   // The same for a file on a branch.
   const head = 'a first line long enough to push everything after it out of an excerpt taken at the start';
   const b = scenario({
@@ -244,13 +244,8 @@ it('a failed excludes check shows the part of the result that holds the text', a
 // An excerpt is for a text too long to show: one that fits is shown whole, not cut in the
 // middle of a word before the piece it shares with what the check looked for.
 it('a failed expectation shows a short result whole', async () => {
-  const s = scenario({
-    git: false,
-    tracks: { main: { turns: [{ tool_calls: [shell("echo 'Permission denied: plan mode forbids this'")] }, { text: 'done' }] } },
-    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'plan mode is read-only' } }],
-  });
-  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
-  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "plan mode is read-only": got "exit code 0\\nPermission denied: plan mode forbids this"$/);
+  const result = await shellResultCheck("echo 'Permission denied: plan mode forbids this'", { includes: 'plan mode is read-only' });
+  expect(result.detail).toMatch(/: the result lacks "plan mode is read-only": got "exit code 0\\nPermission denied: plan mode forbids this"$/);
 });
 
 // A terminal check that fails says what came closest, not only what it wanted: a usage line
@@ -297,26 +292,16 @@ it("a terminal check with usage_of fills in the track's usage as the mock report
 // sign of where the wrong line is: the excerpt is then the result's start, where its error is.
 it('a failed expectation shows the start of a long result that shares only a short word with what it looked for', async () => {
   const got = "ENOTDIR: not a directory, lstat '/tmp/run/work.worktrees/agent-set-the-port' while undoing the worktree";
-  const s = scenario({
-    git: false,
-    tracks: { main: { turns: [{ tool_calls: [shell(`echo "${got}"`)] }, { text: 'done' }] } },
-    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'git worktree add failed' } }],
-  });
-  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
-  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "git worktree add failed": got "exit code 0\\nENOTDIR: not a directory, lstat [^"]*…"$/);
+  const result = await shellResultCheck(`echo "${got}"`, { includes: 'git worktree add failed' });
+  expect(result.detail).toMatch(/: the result lacks "git worktree add failed": got "exit code 0\\nENOTDIR: not a directory, lstat [^"]*…"$/);
 });
 
 // An excerpt begins where the line it is taken from begins, when the piece is near enough to
 // it: "Error: isolation needs …", not a cut in the middle of a word ten characters before.
 it("a failed expectation's excerpt begins at the start of the line that holds the piece", async () => {
   const line = 'Error: isolation "worktree" needs a git repository, and /tmp/a/rather/long/path/to/the/work/pkg is not in one';
-  const s = scenario({
-    git: false,
-    tracks: { main: { turns: [{ tool_calls: [shell(`echo '${line}'`)] }, { text: 'done' }] } },
-    expect: [{ name: 'result', tool_result: { track: 'main', tool: 'run_shell', includes: 'bare repository' } }],
-  });
-  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
-  expect(r.expectations[0]!.detail).toMatch(/: the result lacks "bare repository": got "…\\nError: isolation "worktree" needs a git repository, [^"]*…"$/);
+  const result = await shellResultCheck(`echo '${line}'`, { includes: 'bare repository' });
+  expect(result.detail).toMatch(/: the result lacks "bare repository": got "…\\nError: isolation "worktree" needs a git repository, [^"]*…"$/);
 });
 
 // A result checked for a track's report, when that track never answered: what came back
