@@ -23,7 +23,7 @@
 // cachedData) but Node 20 offers none for ES modules.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +98,21 @@ async function esbuildGone(ms) {
   while (readdirSync('/proc').some((p) => /^\d+$/.test(p) && mine(p)) && Date.now() < end) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/**
+ * Keep `dir` from being taken for an old build while this process may still load from it:
+ * its bundles are loaded on demand (a chapter when it runs, cleanup.cjs by the watchdog at a
+ * stall), and a `--check --watch` or a REPL can run for hours while another run, after an
+ * edit or a pull, builds a fresh copy and removes the ones untouched for ten minutes. Its
+ * modification time is set now and every minute after, by a timer that keeps no process alive.
+ */
+const usedFolders = new Set();
+function inUse(dir) {
+  const touch = (d) => { try { const now = new Date(); utimesSync(d, now, now); } catch { usedFolders.delete(d); /* gone, or read-only: nothing to keep */ } };
+  touch(dir);
+  if (usedFolders.size === 0) setInterval(() => { for (const d of usedFolders) touch(d); }, 60_000).unref();
+  usedFolders.add(dir);
 }
 
 /**
@@ -180,13 +195,15 @@ export async function compiled(root) {
       await esbuild.stop();
       await esbuildGone(1000);
     }
-    // Older builds are dead weight once nothing can still be using them (give a running
-    // process ten minutes), and leftovers of interrupted builds likewise.
+    // Older builds are dead weight once nothing is using them: a process keeps its build's
+    // folder touched while it runs (inUse below), so one untouched for ten minutes is
+    // nobody's; leftovers of interrupted builds likewise.
     for (const old of readdirSync(cacheRoot)) {
       const at = path.join(cacheRoot, old);
       if (old !== key && Date.now() - statSync(at).mtimeMs > 10 * 60_000) rmSync(at, { recursive: true, force: true });
     }
   }
+  inUse(dir);
 
   // A snapshot can change while this process runs (`--gen` rewrites them, then renders
   // the docs' transcripts from them): its bundle is offered only while its files are

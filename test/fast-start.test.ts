@@ -5,7 +5,7 @@
 // the TypeScript file.
 
 import { it, expect } from 'vitest';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { makeProjectScratch } from './temp-guard.ts';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
@@ -36,6 +36,39 @@ it('hands out a compiled snapshot only while its files are the ones it was built
     expect(fast.chapter(path.join(root, 'steps', '02-none'))).toBeUndefined();
     write('steps/01-first/main.ts', "export const who: string = 'rewritten since';\n");
     expect(fast.chapter(folder)).toBeUndefined();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+it("a build in use is not taken for an old one: each start touches its folder, so another build's clean-up leaves it", async () => {
+  const root = makeProjectScratch(ROOT, 'fast-start-');
+  try {
+    const write = (rel: string, text: string) => {
+      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      writeFileSync(path.join(root, rel), text);
+    };
+    write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
+    write('src/runner/cleanup.ts', 'export const removeWorktreesOf = (): void => {};\n');
+    write('steps/01-first/main.ts', "export const who: string = 'first';\n");
+    const first = ((await compiled(root)) as { folder: string }).folder;
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(first, hourAgo, hourAgo);
+    // A run that starts now on the same build (a watch left open for an hour): the folder is its again.
+    expect(((await compiled(root)) as { folder: string }).folder).toBe(first);
+    expect(Date.now() - statSync(first).mtimeMs).toBeLessThan(60_000);
+    // An edit, and a run that builds afresh: it removes old builds, not the one in use.
+    write('steps/01-first/main.ts', "export const who: string = 'edited';\n");
+    const second = ((await compiled(root)) as { folder: string }).folder;
+    expect(second).not.toBe(first);
+    expect(existsSync(path.join(first, 'cli.cjs'))).toBe(true);
+    // One that nobody touched for ten minutes goes with the next build.
+    utimesSync(first, hourAgo, hourAgo);
+    utimesSync(second, hourAgo, hourAgo);
+    write('steps/01-first/main.ts', "export const who: string = 'edited again';\n");
+    await compiled(root);
+    expect(existsSync(first)).toBe(false);
+    expect(existsSync(second)).toBe(false);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
