@@ -96,6 +96,13 @@ describe("the series' facts", () => {
     expect(facts.find((f) => f.id === 'skills.precedence')?.version).toBe('chapter 9');
   });
 
+  it("chapters 9 and 14's subfolder cases: the skills and agent files of every folder from the root down, the nearer one winning a name", async () => {
+    const facts = extractFacts(await seriesOnce());
+    const all = "reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins";
+    expect([value(facts, 'skills.folders'), facts.find((f) => f.id === 'skills.folders')?.version]).toEqual([all, 'chapter 9']);
+    expect([value(facts, 'agents.folders'), facts.find((f) => f.id === 'agents.folders')?.version]).toEqual([all, 'chapter 14']);
+  });
+
   it("chapter 16's runs: the worktree facts, read from the wire and from the repository the run left", async () => {
     const traces = (await seriesOnce()).filter((t) => t.version === 'chapter 16');
     // What the disk said, before the analysis words it: nothing left by the reader, two kept by the writers.
@@ -151,6 +158,20 @@ describe('a chapter broken on purpose flips its row', () => {
     const mutant = await withMutant(ROOT, findMutation('unchanged-worktree-kept'), (dir) => seriesTraces({ chapters: [16], codeDir: () => dir }));
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'worktree.unchanged')!;
     expect([after.series.value, after.same]).toEqual(['worktree kept · branch kept', false]);
+  });
+
+  it("skills read from the session's own folder only: chapter 9's folders row goes from same to different", async () => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'skills.folders')!;
+    expect(before.same).toBe(true);
+    const mutant = await withMutant(ROOT, findMutation('skills-of-cwd-only'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.folders')!;
+    expect([after.series.value, after.same]).toEqual(["reads the starting folder · not the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins", false]);
+  });
+
+  it("the root's agent file winning a name: chapter 14's folders row goes from same to different", async () => {
+    const mutant = await withMutant(ROOT, findMutation('root-agent-wins'), (dir) => seriesTraces({ chapters: [14], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'agents.folders')!;
+    expect([after.series.value, after.same]).toEqual(["reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the root's wins", false]);
   });
 
   it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {

@@ -148,6 +148,15 @@ describe.concurrent('driving a client', () => {
     expect(existsSync(r.tempDir)).toBe(false);
   });
 
+  it("a case whose scenario names a cwd starts the client in that folder of the workspace, and its trace says so", async () => {
+    const bin = fakeClaude('claude-report-subfolder', 'report');
+    // (The stand-in offers only Agent, so the mock refuses the scripted Skill call: a problem of
+    // the run, not of where it started.)
+    const r = await driveCase({ bin, version: '9.9.9', name: 'skills', scenario: 'skills-subfolder', parentEnv: process.env, timeoutMs: 30_000 });
+    expect(seenBy(r.trace.events).cwd).toBe(path.join(r.trace.cwd, 'pkg', 'app'));
+    expect(r.trace.start).toBe('pkg/app');
+  });
+
   it('--keep keeps the workspace', async () => {
     const bin = fakeClaude('claude-report-keep', 'report');
     const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', keep: true, parentEnv: process.env, timeoutMs: 30_000 });

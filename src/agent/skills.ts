@@ -17,11 +17,13 @@
 // tool is still offered, and still asks as usual. Many write-ups say the opposite.
 //
 // Skills are read once, at session start, from the user's home (~/.claude/skills/) and the
-// project (.claude/skills/); the user's personal skill wins over a project skill of the same
-// name, as in Claude Code (measured on 2.1.328; its skills docs, code.claude.com/docs/en/skills,
-// give the order enterprise > personal > project > plugin). Agent files go the other way
-// (chapter 14: the project's agent wins). A broken file is reported in one line and skipped;
-// it never ends the session.
+// project: .claude/skills/ of the session's folder and of each folder above it, up to the
+// project root (a session started in pkg/app reads pkg/app's, pkg's and the root's, not a
+// sibling's). The user's personal skill wins over a project skill of the same name, and
+// among the project's the nearer folder wins, as in Claude Code (both measured on 2.1.328;
+// its skills docs, code.claude.com/docs/en/skills, give the order enterprise > personal >
+// project > plugin). Agent files go the other way (chapter 14: the project's agent wins). A
+// broken file is reported in one line and skipped; it never ends the session.
 //
 // Not here: `context: fork` and `agent:` (parsed and kept; chapter 14 runs such a skill
 // as an isolated sub-agent), and the Skill tool with which Claude Code's model starts a
@@ -30,7 +32,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentHost, Skill } from './types.ts';
-import { projectTree, readWithin } from './linked-files.ts';
+import { projectTree, readWithin, type Tree } from './linked-files.ts';
 
 /** Frontmatter values: a string, or a list (`[a, b]`, or `- item` lines under an empty key). */
 export type Fields = Record<string, string | string[]>;
@@ -122,15 +124,33 @@ export function parseSkill(source: string, folder: string, shown: string): Skill
 }
 
 /**
+ * The project's folders of `kind` (.claude/skills, later .claude/agents), nearest first: the
+ * session's folder's, then each one above it up to the project root, each shown by its path
+ * from the root (`pkg/app/.claude/skills`; the root's is `.claude/skills`). Every file in
+ * them must stay inside the project's tree.
+ */
+export function projectPlaces(cwd: string, kind: 'skills' | 'agents'): { dir: string; shown: string; tree: Tree }[] {
+  const tree = projectTree(cwd);
+  const places: { dir: string; shown: string; tree: Tree }[] = [];
+  for (let folder = cwd; ; folder = path.dirname(folder)) {
+    const dir = path.join(folder, '.claude', kind);
+    places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree });
+    if (folder === tree.dir || folder === path.dirname(folder)) break;
+  }
+  return places;
+}
+
+/**
  * Every skill of the user and of the project, by name; the user's personal folder first, so
  * its skill wins over the project's of the same name (Claude Code 2.1.328, measured: the
- * personal one is what reaches the model). A file that cannot be read or parsed is reported
- * on the terminal and skipped.
+ * personal one is what reaches the model), then the project's, nearest first, so the
+ * session's own folder wins over the root's (measured likewise). A file that cannot be read
+ * or parsed is reported on the terminal and skipped.
  */
 export async function loadSkills(host: AgentHost): Promise<Skill[]> {
   const places = [
-    { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills', tree: undefined },
-    { dir: path.join(host.cwd, '.claude', 'skills'), shown: '.claude/skills', tree: projectTree(host.cwd) },
+    { dir: path.join(host.home, '.claude', 'skills'), shown: '~/.claude/skills', tree: undefined as Tree | undefined },
+    ...projectPlaces(host.cwd, 'skills'),
   ];
   const skills: Skill[] = [];
   for (const { dir, shown, tree } of places) {

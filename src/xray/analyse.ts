@@ -59,6 +59,8 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'limits.concurrency', title: 'a second call at a concurrency cap of 1', chapter: 13 },
   { id: 'limits.depth', title: 'how a spawn depth cap of 1 shows', chapter: 13 },
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
+  { id: 'skills.folders', title: "started in a subfolder: which folders' .claude/skills it reads", chapter: 9 },
+  { id: 'agents.folders', title: "started in a subfolder: which folders' .claude/agents it reads", chapter: 14 },
   { id: 'worktree.isolation', title: "the agent tool's isolation field", chapter: 16 },
   { id: 'worktree.cwd', title: 'where an isolated sub-agent works', chapter: 16 },
   { id: 'worktree.unchanged', title: 'after a run, the worktree of a sub-agent that changed nothing', chapter: 16 },
@@ -157,6 +159,11 @@ function allText(ex: Exchange): string {
 
 function responseText(res: ResponseEvent | undefined): string {
   return (res?.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+/** The tools' descriptions, one text: where an agent type's description may be listed. */
+function toolDescriptions(body: Json): string {
+  return (Array.isArray(body.tools) ? body.tools : []).map((t) => (isObj(t) && typeof t.description === 'string' ? t.description : '')).join('\n');
 }
 
 function toolNames(body: Json): string[] {
@@ -753,6 +760,54 @@ function skillPrecedence(all: Analysed[]): Fact {
   return fact('skills.precedence', NOT_MEASURED);
 }
 
+/**
+ * A session started in a subfolder (trace.start): which project folders' skills (or agent
+ * files) reached the model, by where each folder lies: the starting folder, the folders
+ * between it and the root, the root, a sibling off the way; and, for a name defined both at
+ * the root and in the starting folder, whose won. A file reached the model when its
+ * description (or, for a skill, its body) is in what was sent: a listing, a tool's
+ * description, a skill that ran.
+ */
+function folderReach(id: 'skills.folders' | 'agents.folders', all: Analysed[]): Fact {
+  const file = id === 'skills.folders' ? /^(?:(.+)\/)?\.claude\/skills\/[^/]+\/SKILL\.md$/ : /^(?:(.+)\/)?\.claude\/agents\/[^/]+\.md$/;
+  const field = (text: string, key: string) => new RegExp(`^${key}:[ \\t]*(.+)$`, 'm').exec(text)?.[1]?.trim();
+  for (const a of all) {
+    const start = a.trace.start;
+    if (start === undefined) continue;
+    const found = Object.entries(a.trace.files ?? {}).flatMap(([p, text]) => {
+      const m = file.exec(p);
+      return m ? [{ folder: m[1] ?? '', name: field(text, 'name'), text }] : [];
+    });
+    if (found.length === 0) continue;
+    const sent = a.convs.flatMap((c) => c.exchanges.map((ex) => `${allText(ex)}\n${toolDescriptions(ex.req.body)}`)).join('\n');
+    const reached = (text: string) => {
+      const description = field(text, 'description');
+      if (description !== undefined && sent.includes(description)) return true;
+      const parts = skillFragments(text);
+      return id === 'skills.folders' && parts.length > 0 && parts.every((s) => sent.includes(s));
+    };
+    const where = (folder: string) => (folder === start ? 'start' : folder === '' ? 'root' : start.startsWith(`${folder}/`) ? 'between' : 'sibling');
+    const twins = found.filter((f) => f.name !== undefined && found.some((g) => g !== f && g.name === f.name));
+    const read = (place: string) => found.some((f) => where(f.folder) === place && !twins.includes(f) && reached(f.text));
+    const places = [['start', 'the starting folder'], ['between', 'the folders between'], ['root', 'the root']] as const;
+    const listed = places.filter(([p]) => found.some((f) => where(f.folder) === p && !twins.includes(f)));
+    const hasSibling = found.some((f) => where(f.folder) === 'sibling');
+    const parts = [
+      `reads ${listed.filter(([p]) => read(p)).map(([, shown]) => shown).join(', ') || 'none of them'}`,
+      ...(listed.some(([p]) => !read(p)) ? [`not ${listed.filter(([p]) => !read(p)).map(([, shown]) => shown).join(', ')}`] : []),
+      ...(hasSibling ? [`a sibling folder: ${read('sibling') ? 'read' : 'not read'}`] : []),
+    ];
+    const atStart = twins.find((t) => where(t.folder) === 'start');
+    const atRoot = twins.find((t) => where(t.folder) === 'root' && t.name === atStart?.name);
+    if (atStart && atRoot) {
+      const [s, r] = [reached(atStart.text), reached(atRoot.text)];
+      parts.push(`one name at both ends: ${s && r ? 'both reached the model' : s ? "the starting folder's wins" : r ? "the root's wins" : 'neither reached the model'}`);
+    }
+    return fact(id, parts.join(' · '), a.trace);
+  }
+  return fact(id, NOT_MEASURED);
+}
+
 // ---------------------------------------------------------------------------
 // Worktrees: the wire says where a sub-agent was told it works; the disk (trace.repo, read
 // after the run) says what was kept.
@@ -878,7 +933,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), skillPrecedence(all),
+    concurrency(all), depthLimit(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);

@@ -33,7 +33,7 @@ export function pinnedVersion(root = ROOT): string {
  */
 export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
   delegate: ['delegate'], fork: ['fork'], 'fork-seed': ['fork-seed'], guard: ['guard'],
-  limits: ['limits', 'limits-depth'], skills: ['skills'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'],
+  limits: ['limits', 'limits-depth'], skills: ['skills', 'skills-subfolder'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'],
 };
 
 export function xrayScenarioFile(name: string, root = ROOT): string {
@@ -262,7 +262,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       releaseRepo = trackWorktreesOf(work);
       const args = ['-p', scenario.prompts[0]!, '--permission-mode', 'acceptEdits', ...(scenario.argv ?? [])];
       // Its own process group, so a timeout or a Ctrl-C takes whatever it started along with it.
-      const child = spawn(o.bin, args, { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(o.bin, args, { cwd: scenario.cwd ? path.join(work, scenario.cwd) : work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       entry.pid = child.pid;
       trackChild(child);
       child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
@@ -305,7 +305,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       trace: {
         source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home,
         env: { ...scenario.env }, files: { ...scenario.files }, homeFiles: { ...scenario.home_files },
-        ...(repo && { repo }),
+        ...(scenario.cwd && { start: scenario.cwd }), ...(repo && { repo }),
       },
       scenario: scenarioName, problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
     };

@@ -25,11 +25,16 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
  * where a fact takes the first or the latest evidence: how a report reaches the main agent
  * is chapter 11's (it waits), what the call returns at once and where the report arrives
  * later are chapter 15's (background agents), how an inline report is framed is chapter 13's.
+ * Which folders' skills and agent files a session started in a subfolder reads are chapter
+ * 9's and chapter 14's.
  * The worktree facts are chapter 16's: one sub-agent that changes nothing, two that do.
  * A scenario the chapter does not have is skipped: its facts read "not measured".
  */
 export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: readonly XrayCase[] }[] = [
   { chapter: 9, scenario: 'precedence', cases: ['skills'] },
+  { chapter: 9, scenario: 'subfolder', cases: ['skills'] },
+  // Out of order: its sub-agents report inline, and the framing fact takes the latest such run (chapter 13's).
+  { chapter: 14, scenario: 'subfolder', cases: ['skills'] },
   { chapter: 11, scenario: 'context', cases: ['delegate'] },
   { chapter: 11, scenario: 'failing', cases: ['failed'] },
   { chapter: 12, scenario: 'demo', cases: ['fork', 'fork-seed'] },
@@ -80,6 +85,7 @@ export async function seriesTraces(o: SeriesOptions = {}): Promise<XrayTrace[]> 
       if (scenario.env) trace.env = scenario.env;
       if (scenario.files) trace.files = scenario.files;
       if (scenario.home_files) trace.homeFiles = scenario.home_files;
+      if (scenario.cwd) trace.start = scenario.cwd;
       if (after.repo) trace.repo = after.repo;
       traces.push(trace);
     }

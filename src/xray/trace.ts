@@ -26,6 +26,8 @@ export interface XrayTrace {
    *  can tell whether a CLAUDE.md or which of two same-name skills reached the model. */
   files?: Record<string, string>;
   homeFiles?: Record<string, string>;
+  /** The folder of the workspace the session started in (the scenario's cwd), when not its root. */
+  start?: string;
   /** The workspace repository as the run left it (worktrees, branches): read from disk, not the wire. */
   repo?: RepoAfter;
 }

@@ -16,8 +16,9 @@
 //   You are a code reviewer. ...         (the body: its system prompt)
 //
 // Where they come from, lowest precedence first: the built-ins, the user's
-// ~/.claude/agents/, the project's .claude/agents/. A later one with the same name
-// replaces the earlier one whole, so a project can redefine `explore` for itself.
+// ~/.claude/agents/, the project's .claude/agents/ (of the project root, then of each folder
+// down to the session's, as for skills). A later one with the same name replaces the
+// earlier one whole, so a project can redefine `explore` for itself.
 //
 // The frontmatter is read by chapter 9's parser (skills.ts); this file only says which
 // fields an agent has and what a good value is. A file with a mistake is reported in one
@@ -33,8 +34,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentFile, AgentHost, AgentType, PermissionMode, Permissions, Skill } from './types.ts';
-import { parseFrontmatter, type Fields } from './skills.ts';
-import { projectTree, readWithin } from './linked-files.ts';
+import { parseFrontmatter, projectPlaces, type Fields } from './skills.ts';
+import { readWithin } from './linked-files.ts';
 import { MODEL_ALIASES } from './models.ts';
 import { AGENT_TOOL_NAME, BASE_TOOLS } from './tools.ts';
 
@@ -183,13 +184,15 @@ export function parseAgent(text: string): { name: string; type: AgentType; notes
 }
 
 /**
- * The custom agents of the project and of the user. The project's folder is read first
- * and wins: a user agent whose name the project already defines is left out. A file that
- * cannot be read or parsed costs one line on the terminal and that one agent.
+ * The custom agents of the project and of the user. The project's folders are read first
+ * (the session's own, then each one above it up to the project root) and win: a user agent
+ * whose name the project already defines is left out, and so is a root agent whose name the
+ * session's folder defines (Claude Code 2.1.328, measured). A file that cannot be read or
+ * parsed costs one line on the terminal and that one agent.
  */
 export async function loadAgents(host: AgentHost): Promise<AgentFile[]> {
   const places = [
-    { dir: path.join(host.cwd, '.claude', 'agents'), shown: '.claude/agents', tree: projectTree(host.cwd) },
+    ...projectPlaces(host.cwd, 'agents'),   // nearest first: pkg/app's agent wins over the root's
     { dir: path.join(host.home, '.claude', 'agents'), shown: '~/.claude/agents', tree: undefined },
   ];
   const agents: AgentFile[] = [];
