@@ -13,17 +13,23 @@ import { placeInLoadedCode } from '../src/runner/load-folder.ts';
 // @ts-expect-error: plain JavaScript, no type declarations
 import { compiled } from '../steps/fast-start.mjs';
 
-type Compiled = { cli(): unknown; chapter(folder: string): (() => { who: string; boom?: () => never }) | undefined };
+type Compiled = { cli(): unknown; chapter(folder: string): (() => { who: string; boom?: () => never }) | undefined; folder: string };
+
+/** A project of the smallest shape fast-start builds (a runner, its cleanup, one snapshot), in a scratch folder; `write` adds or changes a file. */
+function tinyProject(): { root: string; write: (rel: string, text: string) => void } {
+  const root = makeProjectScratch(ROOT, 'fast-start-');
+  const write = (rel: string, text: string) => {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
+  };
+  write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
+  write('src/runner/cleanup.ts', 'export const removeWorktreesOf = (): void => {};\n');
+  return { root, write };
+}
 
 it('hands out a compiled snapshot only while its files are the ones it was built from', async () => {
-  const root = makeProjectScratch(ROOT, 'fast-start-');
+  const { root, write } = tinyProject();
   try {
-    const write = (rel: string, text: string) => {
-      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      writeFileSync(path.join(root, rel), text);
-    };
-    write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
-    write('src/runner/cleanup.ts', 'export const removeWorktreesOf = (): void => {};\n');
     write('steps/01-first/main.ts', "export const who: string = 'built';\nexport { boom } from './boom.ts';\n");
     write('steps/01-first/boom.ts', "// A second file of the bundle.\nexport function boom(): never {\n  throw new Error('boom');\n}\n");
     const folder = path.join(root, 'steps', '01-first');
@@ -42,24 +48,18 @@ it('hands out a compiled snapshot only while its files are the ones it was built
 });
 
 it("a build in use is not taken for an old one: each start touches its folder, so another build's clean-up leaves it", async () => {
-  const root = makeProjectScratch(ROOT, 'fast-start-');
+  const { root, write } = tinyProject();
   try {
-    const write = (rel: string, text: string) => {
-      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      writeFileSync(path.join(root, rel), text);
-    };
-    write('src/runner/cli.ts', 'export const main = (): number => 0;\n');
-    write('src/runner/cleanup.ts', 'export const removeWorktreesOf = (): void => {};\n');
     write('steps/01-first/main.ts', "export const who: string = 'first';\n");
-    const first = ((await compiled(root)) as { folder: string }).folder;
+    const first = ((await compiled(root)) as Compiled).folder;
     const hourAgo = new Date(Date.now() - 3_600_000);
     utimesSync(first, hourAgo, hourAgo);
     // A run that starts now on the same build (a watch left open for an hour): the folder is its again.
-    expect(((await compiled(root)) as { folder: string }).folder).toBe(first);
+    expect(((await compiled(root)) as Compiled).folder).toBe(first);
     expect(Date.now() - statSync(first).mtimeMs).toBeLessThan(60_000);
     // An edit, and a run that builds afresh: it removes old builds, not the one in use.
     write('steps/01-first/main.ts', "export const who: string = 'edited';\n");
-    const second = ((await compiled(root)) as { folder: string }).folder;
+    const second = ((await compiled(root)) as Compiled).folder;
     expect(second).not.toBe(first);
     expect(existsSync(path.join(first, 'cli.cjs'))).toBe(true);
     // One that nobody touched for ten minutes goes with the next build.

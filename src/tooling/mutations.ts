@@ -18,6 +18,12 @@ export interface Mutation {
   caughtBy?: string;
 }
 
+/** chapter 9's projectPlaces without the project's tree: its skills and, from chapter 14, its agent files are read wherever a link leads. */
+const PROJECT_PLACE_UNCHECKED = {
+  find: "places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree });",
+  replace: "places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree: undefined as unknown as Tree });",
+};
+
 export const MUTATIONS: readonly Mutation[] = [
   // Chapter 1 · the loop
   { id: 'tool-returns-garbage', chapter: 1, caughtBy: 'demo', file: 'tools.ts',
@@ -265,8 +271,7 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 9 · skills
   { id: 'skill-link-followed-out', chapter: 9, caughtBy: 'linked', file: 'skills.ts',
-    find: "places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree });",
-    replace: "places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree: undefined as unknown as Tree });",
+    ...PROJECT_PLACE_UNCHECKED,
     breaks: "a project's SKILL.md that is a link out of the project is not read" },
   { id: 'skills-of-cwd-only', chapter: 9, caughtBy: 'subfolder', file: 'skills.ts',
     find: "    ...projectPlaces(host.cwd, 'skills'),", replace: "    projectPlaces(host.cwd, 'skills')[0]!,",
@@ -594,8 +599,7 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 14 · custom agents and policy islands
   { id: 'agent-link-followed-out', chapter: 14, caughtBy: 'linked', file: 'skills.ts',
-    find: "places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree });",
-    replace: "places.push({ dir, shown: path.relative(tree.dir, dir).split(path.sep).join('/'), tree: undefined as unknown as Tree });",
+    ...PROJECT_PLACE_UNCHECKED,
     breaks: "a project's agent file that is a link out of the project is not read" },
   { id: 'agents-of-cwd-only', chapter: 14, caughtBy: 'subfolder', file: 'agents.ts',
     find: "    ...projectPlaces(host.cwd, 'agents'),", replace: "    projectPlaces(host.cwd, 'agents')[0]!,",
