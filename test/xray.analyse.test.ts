@@ -18,6 +18,7 @@ import { findMutation, withMutant } from '../src/tooling/selfcheck.ts';
 import { fillDoc, defaultResolvers } from '../src/tooling/docs.ts';
 import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX, FORK_PLACEHOLDER_RESULT, FORK_REFUSAL } from '../steps/12-fork-subagents/fork.ts';
 import { SCANNED_MARK } from '../steps/13-parallel-limits/scan.ts';
+import { DEFAULT_MAX_CONCURRENT } from '../steps/13-parallel-limits/limits.ts';
 import { LAUNCHED, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
 import type { XrayTrace } from '../src/xray/trace.ts';
@@ -74,6 +75,8 @@ describe("the series' facts", () => {
     expect(value(facts, 'general.context')).toBe('CLAUDE.md yes · git status yes');
     expect(value(facts, 'limits.concurrency')).toMatch(/^is_error · "Concurrent subagent limit reached" · names the variable: yes$/);
     expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
+    const cap = DEFAULT_MAX_CONCURRENT;
+    expect(value(facts, 'limits.default-cap')).toBe(`${cap} start, call ${cap + 1} of ${cap + 1} is refused · the refusal names ${cap}: yes`);
   });
 
   it("chapter 11's failing case: a sub-agent whose request is refused comes back as an ordinary result with the API's message", async () => {
@@ -166,6 +169,12 @@ describe('a chapter broken on purpose flips its row', () => {
     const mutant = await withMutant(ROOT, findMutation('skills-of-cwd-only'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.folders')!;
     expect([after.series.value, after.same]).toEqual(["reads the starting folder · not the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins", false]);
+  });
+
+  it("no cap by default: chapter 13's default-cap row goes from same to different", async () => {
+    const mutant = await withMutant(ROOT, findMutation('no-default-cap'), (dir) => seriesTraces({ chapters: [13], cases: ['limits'], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'limits.default-cap')!;
+    expect([after.series.value, after.same]).toEqual(['no limit met: all 21 calls of one message started', false]);
   });
 
   it("the root's agent file winning a name: chapter 14's folders row goes from same to different", async () => {

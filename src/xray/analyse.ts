@@ -58,6 +58,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'general.context', title: "general-purpose's start context", chapter: 11 },
   { id: 'limits.concurrency', title: 'a second call at a concurrency cap of 1', chapter: 13 },
   { id: 'limits.depth', title: 'how a spawn depth cap of 1 shows', chapter: 13 },
+  { id: 'limits.default-cap', title: 'no cap set: how many sub-agents one message starts before one is refused', chapter: 13 },
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
   { id: 'skills.folders', title: "started in a subfolder: which folders' .claude/skills it reads", chapter: 9 },
   { id: 'agents.folders', title: "started in a subfolder: which folders' .claude/agents it reads", chapter: 14 },
@@ -721,6 +722,29 @@ function concurrency(all: Analysed[]): Fact {
   return fact('limits.concurrency', NOT_MEASURED);
 }
 
+/**
+ * With no concurrency variable set, one response making more agent calls than any cap
+ * could hold (over twenty): how many of them started (a child conversation, or a result
+ * that is no error) before the first was refused, and whether the refusal says the number.
+ */
+function defaultCap(all: Analysed[]): Fact {
+  for (const a of all) {
+    if (a.trace.env?.CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS !== undefined) continue;
+    const batches = new Map<string, Spawn[]>();
+    for (const s of a.spawns) {
+      const key = `${a.convs.indexOf(s.conv)}:${s.at}`;
+      batches.set(key, [...(batches.get(key) ?? []), s]);
+    }
+    const batch = [...batches.values()].find((b) => b.length > 20);
+    if (!batch) continue;
+    const refused = batch.findIndex((s) => { const r = resultOf(s); return r?.isError === true && childrenOf(s, a.convs).length === 0 && /concurren/i.test(r.text); });
+    if (refused < 0) return fact('limits.default-cap', `no limit met: all ${batch.length} calls of one message started`, a.trace);
+    const says = new RegExp(`\\b${refused}\\b`).test(resultOf(batch[refused]!)!.text);
+    return fact('limits.default-cap', `${refused} start, call ${refused + 1} of ${batch.length} is refused · the refusal names ${refused}: ${yesNo(says)}`, a.trace);
+  }
+  return fact('limits.default-cap', NOT_MEASURED);
+}
+
 function depthLimit(all: Analysed[]): Fact {
   for (const a of all) {
     if (a.trace.env?.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH !== '1') continue;
@@ -933,7 +957,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
+    concurrency(all), depthLimit(all), defaultCap(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);
