@@ -18,7 +18,7 @@ import { findMutation, withMutant } from '../src/tooling/selfcheck.ts';
 import { fillDoc, defaultResolvers } from '../src/tooling/docs.ts';
 import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX, FORK_PLACEHOLDER_RESULT, FORK_REFUSAL } from '../steps/12-fork-subagents/fork.ts';
 import { SCANNED_MARK } from '../steps/13-parallel-limits/scan.ts';
-import { DEFAULT_MAX_CONCURRENT } from '../steps/13-parallel-limits/limits.ts';
+import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH } from '../steps/13-parallel-limits/limits.ts';
 import { LAUNCHED, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
 import type { XrayTrace } from '../src/xray/trace.ts';
@@ -77,6 +77,8 @@ describe("the series' facts", () => {
     expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
     const cap = DEFAULT_MAX_CONCURRENT;
     expect(value(facts, 'limits.default-cap')).toBe(`${cap} start, call ${cap + 1} of ${cap + 1} is refused · the refusal names ${cap}: yes`);
+    const deep = Array.from({ length: DEFAULT_MAX_DEPTH - 1 }, (_, i) => i + 1).join(', ');
+    expect(value(facts, 'limits.default-depth')).toBe(`agent tool offered at depth ${deep} · missing at depth ${DEFAULT_MAX_DEPTH}`);
   });
 
   it("chapter 11's failing case: a sub-agent whose request is refused comes back as an ordinary result with the API's message", async () => {

@@ -59,6 +59,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'limits.concurrency', title: 'a second call at a concurrency cap of 1', chapter: 13 },
   { id: 'limits.depth', title: 'how a spawn depth cap of 1 shows', chapter: 13 },
   { id: 'limits.default-cap', title: 'no cap set: how many sub-agents one message starts before one is refused', chapter: 13 },
+  { id: 'limits.default-depth', title: 'no depth cap set: down to which depth a sub-agent is offered the agent tool', chapter: 13 },
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
   { id: 'skills.folders', title: "started in a subfolder: which folders' .claude/skills it reads", chapter: 9 },
   { id: 'agents.folders', title: "started in a subfolder: which folders' .claude/agents it reads", chapter: 14 },
@@ -745,6 +746,30 @@ function defaultCap(all: Analysed[]): Fact {
   return fact('limits.default-cap', NOT_MEASURED);
 }
 
+/**
+ * With no depth variable set, a chain of fresh sub-agents each starting the next, three
+ * deep at least: at which depths the first request offers the agent tool. A chain that
+ * stops before its deepest level is refused shows only the depths it reached.
+ */
+function defaultDepth(all: Analysed[]): Fact {
+  for (const a of all) {
+    if (a.trace.env?.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH !== undefined) continue;
+    const chain = a.convs.filter((c) => c.kind === 'fresh' && !['explore', 'plan'].includes(agentType(c.parent!.input) ?? ''));
+    const deepest = Math.max(0, ...chain.map(depthOf));
+    if (deepest < 3) continue;
+    const offered: number[] = [];
+    const missing: number[] = [];
+    for (let d = 1; d <= deepest; d++) {
+      const at = chain.find((c) => depthOf(c) === d);
+      if (!at) continue;
+      (toolNames(at.exchanges[0]!.req.body).some((n) => toolName(n) === 'agent') ? offered : missing).push(d);
+    }
+    const list = (ds: number[]) => ds.join(', ');
+    return fact('limits.default-depth', `agent tool offered at depth ${list(offered) || 'none'} · missing at depth ${list(missing) || 'none'}`, a.trace);
+  }
+  return fact('limits.default-depth', NOT_MEASURED);
+}
+
 function depthLimit(all: Analysed[]): Fact {
   for (const a of all) {
     if (a.trace.env?.CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH !== '1') continue;
@@ -957,7 +982,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), defaultCap(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
+    concurrency(all), depthLimit(all), defaultCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);
