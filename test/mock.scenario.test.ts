@@ -47,6 +47,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     `${F}: $.tracks.explorer.turns[1].tool_calls[0]: missing "input" (a tool call needs an input object)`],
     ['a tool call whose input is not an object', (s) => ((s.tracks.main.turns[0]!.tool_calls![0] as Record<string, unknown>).input = ['x']),
       `${F}: $.tracks.main.turns[0].tool_calls[0].input: expected an object (the tool's arguments), got an array`],
+    ['a value taken from the request whose pattern does not compile', (s) => (s.tracks.main.turns[0]!.tool_calls![0]!.input = { ids: ['{{tool_result /agentId: (\\w+/}}'] } as never),
+      `${F}: $.tracks.main.turns[0].tool_calls[0].input.ids[0]: {{tool_result /agentId: (\\w+/}}: the pattern does not compile (Invalid regular expression: /agentId: (\\w+/: Unterminated group)`],
     ['a tool call without a name', (s) => (s.tracks.main.turns[0]!.tool_calls![0] = { input: {} } as never),
       `${F}: $.tracks.main.turns[0].tool_calls[0]: missing "name" (a tool call needs the name of the tool to call)`],
     ['an unknown field', (s) => (s.promts = ['x']),

@@ -195,6 +195,24 @@ describe('routing', () => {
     expect(next.content[0]).toMatchObject({ text: 'understood' });
   });
 
+  it("a call's input takes a value from the request's tool results; one that matches nothing is a failure that uses no turn", async () => {
+    const m = await mock({ main: { turns: [
+      { tool_calls: [{ name: 'read_file', input: {} }] },
+      { tool_calls: [{ name: 'read_file', input: { path: 'notes/{{tool_result /agentId: (\\w+)/}}.txt', also: ['{{tool_result /launched/}}'] } }] },
+    ] } });
+    const first = (await send(m, { tools, ...sys('s', 'go') })) as Anthropic.Message;
+    const call = first.content[0] as Anthropic.ToolUseBlock;
+    const after = (text: string) => send(m, {
+      tools, system: 's',
+      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: text }] }],
+    });
+    const err = (await after('nothing to see').catch((e: unknown) => e)) as APIError;
+    expect(err.apiMessage).toContain('$.tracks.main.turns[1]: {{tool_result /agentId: (\\w+)/}} matches nothing in the tool results');
+    const ok = (await after('launched. agentId: a81f (keep it)')) as Anthropic.Message;
+    expect(ok.content[0]).toMatchObject({ type: 'tool_use', name: 'read_file', input: { path: 'notes/a81f.txt', also: ['launched'] } });
+    expect(m.failures).toHaveLength(1);
+  });
+
   it('two tracks answered in parallel are routed by content, each with its own turn counter', async () => {
     const m = await mock(
       {

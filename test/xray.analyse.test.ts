@@ -95,6 +95,12 @@ describe("the series' facts", () => {
     for (const id of ['report.notice', 'report.notification']) expect(facts.find((f) => f.id === id)?.version, id).toBe('chapter 15');
   });
 
+  it("chapter 15's stop case: the stop call answers, and a notification with the stopped status and a result follows", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'report.stopped')).toBe(`the stop call: ok · a notification follows: status "stopped" · a result: yes`);
+    expect(facts.find((f) => f.id === 'report.stopped')?.version).toBe('chapter 15');
+  });
+
   it("chapter 9's precedence case: of two same-name skills, the body that reached the model is the personal one", async () => {
     const facts = extractFacts(await seriesOnce());
     expect(value(facts, 'skills.precedence')).toBe('the personal one (~/.claude/skills)');

@@ -14,7 +14,8 @@ import { inProcessFetch, type MockRequest, type MockResponse } from './in-proces
 import { messageId, requestId, toolUseId } from './ids.ts';
 import { describeRequest, route } from './route.ts';
 import { childPath } from './strict-json.ts';
-import { flattenRequest, mergeMessages, outputTokens, systemText, toolResultText, type CountAs } from './tokens.ts';
+import { fillCalls, lastToolResults } from './fill.ts';
+import { flattenRequest, outputTokens, systemText, type CountAs } from './tokens.ts';
 import type { ErrorEvent, MockEvent, RequestEvent, ResponseEvent, Scenario, Turn, Usage } from './types.ts';
 import { betasOf, unmodelledFields, validateRequest } from './validate.ts';
 
@@ -268,14 +269,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     const content: ContentBlock[] = [];
     if (turn.text !== undefined && turn.text !== '') {
       let text = turn.text;
-      if (text.includes('{{tool_result}}')) {
-        const merged = mergeMessages(Array.isArray(body.messages) ? body.messages : []);
-        const lastUser = [...merged].reverse().find((m) => m.role === 'user');
-        const results = (lastUser?.blocks ?? [])
-          .filter((b) => b.block.type === 'tool_result')
-          .map((b) => toolResultText(b.block));
-        text = text.split('{{tool_result}}').join(results.join('\n'));
-      }
+      if (text.includes('{{tool_result}}')) text = text.split('{{tool_result}}').join(lastToolResults(body));
       content.push({ type: 'text', text });
     }
     (turn.tool_calls ?? []).forEach((c, i) => {
@@ -512,11 +506,20 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
       reject(res, s, rid, name, turnIdx, 400, 'invalid_request_error', `[mock] ${failures[failures.length - 1]}`);
       return;
     }
+    // A call whose input takes a value from the request (an id the client made up): filled
+    // in now, or, when the request has no such value, refused like an unoffered call.
+    const filled = fillCalls(turn, lastToolResults(body));
+    if (typeof filled === 'string') {
+      failures.push(`${file}: ${childPath(childPath('$.tracks', name), 'turns')}[${turnIdx}]: ${filled} (${describeRequest(body)})`);
+      log(requestEvent(s, arrival, path, body, name, turnIdx));
+      reject(res, s, rid, name, turnIdx, 400, 'invalid_request_error', `[mock] ${failures[failures.length - 1]}`);
+      return;
+    }
     st.next++;
     st.busy = true;
     log(requestEvent(s, arrival, path, body, name, turnIdx));
     try {
-      await answer(res, s, rid, arrival, body, name, turnIdx, turn);
+      await answer(res, s, rid, arrival, body, name, turnIdx, filled);
     } finally {
       st.busy = false;
     }

@@ -52,6 +52,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'report.notification', title: 'where a later report arrives', chapter: 15 },
   { id: 'report.framing', title: 'how a report returned inline is framed', chapter: 13 },
   { id: 'report.failure', title: "what a call that waits returns when its sub-agent's requests fail", chapter: 11 },
+  { id: 'report.stopped', title: 'a running background agent stopped by the main agent', chapter: 15 },
   { id: 'explore.tools', title: "Explore's tools", chapter: 11 },
   { id: 'explore.context', title: "Explore's start context", chapter: 11 },
   { id: 'general.tools', title: "general-purpose's tools", chapter: 11 },
@@ -78,7 +79,7 @@ export const NOT_MEASURED = 'not measured';
 const TOOL_NAMES: Record<string, string> = {
   Agent: 'agent', Task: 'agent', Read: 'read_file', Write: 'write_file', Edit: 'edit_file',
   Bash: 'run_shell', Grep: 'grep_search', Glob: 'list_files', LS: 'list_files', Skill: 'skill',
-  ExitPlanMode: 'exit_plan_mode',
+  ExitPlanMode: 'exit_plan_mode', TaskStop: 'stop_agent', SendMessage: 'send_message',
 };
 
 export function toolName(name: string): string {
@@ -631,6 +632,33 @@ function reportNotification(all: Analysed[]): Fact {
     fields.length > 0 ? `fields: ${fields.join(', ')}` : undefined);
 }
 
+/**
+ * The main agent stops a background agent it started (stop_agent, Claude Code's TaskStop):
+ * what the stop call returns, and the notification that follows in the same conversation,
+ * if any: its status, and whether it carries a result.
+ */
+function reportStopped(all: Analysed[]): Fact {
+  for (const a of all) {
+    for (const conv of a.convs) {
+      for (let i = 0; i < conv.exchanges.length; i++) {
+        const stop = (conv.exchanges[i]!.res?.content ?? []).find((b) => b.type === 'tool_use' && toolName(b.name) === 'stop_agent');
+        if (!stop || stop.type !== 'tool_use') continue;
+        const later = conv.exchanges.slice(i + 1);
+        const answer = later.flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === stop.id);
+        const id = Object.values(stop.input as Json).find((v): v is string => typeof v === 'string' && v !== '');
+        const notice = later.flatMap((ex) => ex.messages.filter((m) => m.role === 'user').flatMap((m) => m.blocks))
+          .filter((b) => b.type === 'text').map(blockText).find((t) => /<status>/.test(t) && id !== undefined && t.includes(id));
+        const call = answer === undefined ? 'no answer' : answer.is_error === true ? 'is_error' : 'ok';
+        const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
+        const value = notice === undefined ? `the stop call: ${call} · no notification follows`
+          : `the stop call: ${call} · a notification follows: status "${status}" · a result: ${yesNo(/<result>/.test(notice))}`;
+        return fact('report.stopped', value, a.trace);
+      }
+    }
+  }
+  return fact('report.stopped', NOT_MEASURED);
+}
+
 function reportFraming(all: Analysed[]): Fact {
   // The latest run that returns a report inline: the series' later chapters frame it.
   const inline = deliveries(all, () => true).filter((d) => carries(d.result?.text, d.report));
@@ -979,7 +1007,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const facts = [
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
-    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all),
+    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
     concurrency(all), depthLimit(all), defaultCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
