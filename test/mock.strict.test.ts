@@ -207,10 +207,21 @@ describe('routing', () => {
       messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: text }] }],
     });
     const err = (await after('nothing to see').catch((e: unknown) => e)) as APIError;
-    expect(err.apiMessage).toContain('$.tracks.main.turns[1]: {{tool_result /agentId: (\\w+)/}} matches nothing in the tool results');
+    expect(err.apiMessage).toContain('$.tracks.main.turns[1]: {{tool_result /agentId: (\\w+)/}} matches nothing in the request\'s tool results');
     const ok = (await after('launched. agentId: a81f (keep it)')) as Anthropic.Message;
     expect(ok.content[0]).toMatchObject({ type: 'tool_use', name: 'read_file', input: { path: 'notes/a81f.txt', also: ['launched'] } });
     expect(m.failures).toHaveLength(1);
+  });
+
+  it('a value taken from the tool results is looked for in the latest message first, then in earlier ones', async () => {
+    const m = await mock({ main: { turns: [{ tool_calls: [{ name: 'read_file', input: { path: '{{tool_result /agentId: (\\w+)/}}' } }] }] } });
+    const turn = (id: string, text: string) => [
+      { role: 'assistant', content: [use(id)] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
+    ];
+    const messages = [{ role: 'user', content: 'go' }, ...turn('toolu_a', 'agentId: older'), ...turn('toolu_b', 'agentId: newer'), ...turn('toolu_c', 'no id here')];
+    const answer = (await send(m, { tools, system: 's', messages })) as Anthropic.Message;
+    expect(answer.content[0]).toMatchObject({ type: 'tool_use', input: { path: 'newer' } });
   });
 
   it('two tracks answered in parallel are routed by content, each with its own turn counter', async () => {

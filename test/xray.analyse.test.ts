@@ -101,6 +101,12 @@ describe("the series' facts", () => {
     expect(facts.find((f) => f.id === 'report.stopped')?.version).toBe('chapter 15');
   });
 
+  it("chapter 15's continue case: the follow-up goes to the finished agent, which goes on in its own context, and notifies again", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'report.continued')).toBe('the call: ok · the agent goes on: in its own context · a notification follows: status "completed"');
+    expect(facts.find((f) => f.id === 'report.continued')?.version).toBe('chapter 15');
+  });
+
   it("chapter 9's precedence case: of two same-name skills, the body that reached the model is the personal one", async () => {
     const facts = extractFacts(await seriesOnce());
     expect(value(facts, 'skills.precedence')).toBe('the personal one (~/.claude/skills)');
@@ -177,6 +183,14 @@ describe('a chapter broken on purpose flips its row', () => {
     const mutant = await withMutant(ROOT, findMutation('skills-of-cwd-only'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.folders')!;
     expect([after.series.value, after.same]).toEqual(["reads the starting folder · not the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins", false]);
+  });
+
+  it("a follow-up that starts a fresh context: chapter 15's continued row goes from same to different", async () => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'report.continued')!;
+    expect(before.same).toBe(true);
+    const mutant = await withMutant(ROOT, findMutation('send-message-fresh-context'), (dir) => seriesTraces({ chapters: [15], cases: ['continue'], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'report.continued')!;
+    expect([after.series.value, after.same]).toEqual(['the call: ok · the agent goes on: in a fresh context · a notification follows: status "completed"', false]);
   });
 
   it("no cap by default: chapter 13's default-cap row goes from same to different", async () => {

@@ -289,7 +289,7 @@ describe.concurrent('xray on the command line', () => {
   it('an unknown case or option: one line, exit 2', async () => {
     const t = io(process.env);
     expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);
-    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills, worktree, failed, stop']);
+    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills, worktree, failed, stop, continue']);
     const u = io(process.env);
     expect(await runXray(['--frobnicate'], u.io)).toBe(2);
     expect(u.err).toHaveLength(1);

@@ -53,6 +53,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'report.framing', title: 'how a report returned inline is framed', chapter: 13 },
   { id: 'report.failure', title: "what a call that waits returns when its sub-agent's requests fail", chapter: 11 },
   { id: 'report.stopped', title: 'a running background agent stopped by the main agent', chapter: 15 },
+  { id: 'report.continued', title: 'a finished background agent sent a follow-up by the main agent', chapter: 15 },
   { id: 'explore.tools', title: "Explore's tools", chapter: 11 },
   { id: 'explore.context', title: "Explore's start context", chapter: 11 },
   { id: 'general.tools', title: "general-purpose's tools", chapter: 11 },
@@ -639,6 +640,7 @@ function reportNotification(all: Analysed[]): Fact {
  */
 function reportStopped(all: Analysed[]): Fact {
   for (const a of all) {
+    if (a.trace.case !== 'stop') continue;
     for (const conv of a.convs) {
       for (let i = 0; i < conv.exchanges.length; i++) {
         const stop = (conv.exchanges[i]!.res?.content ?? []).find((b) => b.type === 'tool_use' && toolName(b.name) === 'stop_agent');
@@ -646,8 +648,7 @@ function reportStopped(all: Analysed[]): Fact {
         const later = conv.exchanges.slice(i + 1);
         const answer = later.flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === stop.id);
         const id = Object.values(stop.input as Json).find((v): v is string => typeof v === 'string' && v !== '');
-        const notice = later.flatMap((ex) => ex.messages.filter((m) => m.role === 'user').flatMap((m) => m.blocks))
-          .filter((b) => b.type === 'text').map(blockText).find((t) => /<status>/.test(t) && id !== undefined && t.includes(id));
+        const notice = id === undefined ? undefined : notificationAbout(conv, i, id);
         const call = answer === undefined ? 'no answer' : answer.is_error === true ? 'is_error' : 'ok';
         const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
         const value = notice === undefined ? `the stop call: ${call} · no notification follows`
@@ -657,6 +658,52 @@ function reportStopped(all: Analysed[]): Fact {
     }
   }
   return fact('report.stopped', NOT_MEASURED);
+}
+
+/** The text of the first user-side block, after exchange `from` of `conv`, that reads as a notification about `id` (it has a <status>). */
+function notificationAbout(conv: Conversation, from: number, id: string): string | undefined {
+  return conv.exchanges.slice(from + 1).flatMap((ex) => ex.messages.filter((m) => m.role === 'user').flatMap((m) => m.blocks))
+    .filter((b) => b.type === 'text').map(blockText).find((t) => /<status>/.test(t) && t.includes(id));
+}
+
+/**
+ * The main agent sends a follow-up to a background agent that has reported (send_message,
+ * Claude Code's SendMessage): what the call returns; whether the agent's next request holds
+ * its earlier answer and the follow-up (its own context, continued); the notification that
+ * follows the call, if any.
+ */
+function reportContinued(all: Analysed[]): Fact {
+  for (const a of all) {
+    if (a.trace.case !== 'continue') continue;
+    for (const conv of a.convs) {
+      const calls = conv.exchanges.flatMap((ex, i) => (ex.res?.content ?? []).flatMap((b) => (b.type === 'tool_use' && toolName(b.name) === 'send_message' ? [{ i, send: b }] : [])));
+      for (const { i, send } of calls) {
+        const input = send.input as Json;
+        const id = [input.to, input.id].find((v): v is string => typeof v === 'string' && v !== '');
+        const message = typeof input.message === 'string' ? input.message.trim() : '';
+        // A call the case makes to show a refusal (no message, an id nobody started) is not the follow-up.
+        const spawn = id === undefined ? undefined : a.spawns.find((s) => resultOf(s)?.text.includes(id));
+        if (id === undefined || message === '' || !spawn) continue;
+        // Its own context: the request that carries the follow-up still holds the task the
+        // agent started with, after more messages than its first request had.
+        const child = childrenOf(spawn, a.convs)[0];
+        const start = child?.exchanges[0];
+        const task = typeof spawn.input.prompt === 'string' ? spawn.input.prompt : '';
+        const resumed = child?.exchanges.slice(1).find((ex) => allText(ex).includes(message));
+        const own = resumed !== undefined && start !== undefined && task !== '' && allText(resumed).includes(task) && resumed.messages.length > start.messages.length;
+        // Or a request that starts with the follow-up: the agent run again from nothing but it.
+        const fresh = a.convs.some((c) => c.exchanges.some((ex) => userTexts(ex.messages.slice(0, 1)).some((t) => t.includes(message))));
+        const answer = conv.exchanges.slice(i + 1).flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === send.id);
+        const call = answer === undefined ? 'no answer' : answer.is_error === true ? 'is_error' : 'ok';
+        const notice = notificationAbout(conv, i, id);
+        const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
+        const parts = [`the call: ${call}`, `the agent goes on: ${own ? 'in its own context' : fresh ? 'in a fresh context' : 'no'}`,
+          notice === undefined ? 'no notification follows' : `a notification follows: status "${status}"`];
+        return fact('report.continued', parts.join(' · '), a.trace);
+      }
+    }
+  }
+  return fact('report.continued', NOT_MEASURED);
 }
 
 function reportFraming(all: Analysed[]): Fact {
@@ -1007,7 +1054,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const facts = [
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
-    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all),
+    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
     concurrency(all), depthLimit(all), defaultCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),

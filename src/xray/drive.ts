@@ -20,7 +20,7 @@ import { pinnedVersion as pinnedIn } from './facts-file.ts';
 import { readRepo } from './repo.ts';
 import { makeRepository, type FirstCommit } from '../runner/git-repo.ts';
 
-export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills', 'worktree', 'failed', 'stop'];
+export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills', 'worktree', 'failed', 'stop', 'continue'];
 
 /** The Claude Code release the project is measured against: xray/PINNED, one line. */
 export function pinnedVersion(root = ROOT): string {
@@ -33,7 +33,7 @@ export function pinnedVersion(root = ROOT): string {
  */
 export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
   delegate: ['delegate'], fork: ['fork'], 'fork-seed': ['fork-seed'], guard: ['guard'],
-  limits: ['limits', 'limits-depth', 'limits-default', 'limits-chain'], skills: ['skills', 'skills-subfolder'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'], stop: ['stop'],
+  limits: ['limits', 'limits-depth', 'limits-default', 'limits-chain'], skills: ['skills', 'skills-subfolder'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'], stop: ['stop'], continue: ['continue'],
 };
 
 export function xrayScenarioFile(name: string, root = ROOT): string {

@@ -46,6 +46,7 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   { chapter: 13, scenario: 'depth', cases: ['limits'] },
   { chapter: 15, scenario: 'demo', cases: ['delegate'] },
   { chapter: 15, scenario: 'stop', cases: ['stop'] },
+  { chapter: 15, scenario: 'continue', cases: ['continue'] },
   { chapter: 16, scenario: 'unchanged', cases: ['worktree'] },
   { chapter: 16, scenario: 'demo', cases: ['worktree'] },
 ];

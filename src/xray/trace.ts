@@ -7,7 +7,7 @@
 import type { MockEvent } from '../mock/types.ts';
 import type { RepoAfter } from './repo.ts';
 
-export type XrayCase = 'delegate' | 'fork' | 'fork-seed' | 'guard' | 'limits' | 'skills' | 'worktree' | 'failed' | 'stop';
+export type XrayCase = 'delegate' | 'fork' | 'fork-seed' | 'guard' | 'limits' | 'skills' | 'worktree' | 'failed' | 'stop' | 'continue';
 
 export interface XrayTrace {
   /** Who sent the requests. */
