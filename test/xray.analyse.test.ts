@@ -107,6 +107,11 @@ describe("the series' facts", () => {
     expect(facts.find((f) => f.id === 'report.continued')?.version).toBe('chapter 15');
   });
 
+  it("chapter 15's too-early case: a message to an agent still running is refused, and the agent never reads it", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'report.message-running')).toBe('the call: is_error "agent-1 is still running" · the agent reads it: no');
+  });
+
   it("chapter 9's precedence case: of two same-name skills, the body that reached the model is the personal one", async () => {
     const facts = extractFacts(await seriesOnce());
     expect(value(facts, 'skills.precedence')).toBe('the personal one (~/.claude/skills)');

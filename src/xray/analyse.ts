@@ -15,7 +15,7 @@
 
 import type { RequestEvent, ResponseEvent } from '../mock/types.ts';
 import path from 'node:path';
-import type { XrayTrace } from './trace.ts';
+import type { XrayCase, XrayTrace } from './trace.ts';
 import type { RepoWorktree } from './repo.ts';
 
 type Json = Record<string, unknown>;
@@ -54,6 +54,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'report.failure', title: "what a call that waits returns when its sub-agent's requests fail", chapter: 11 },
   { id: 'report.stopped', title: 'a running background agent stopped by the main agent', chapter: 15 },
   { id: 'report.continued', title: 'a finished background agent sent a follow-up by the main agent', chapter: 15 },
+  { id: 'report.message-running', title: 'a background agent sent a message while it still runs', chapter: 15 },
   { id: 'explore.tools', title: "Explore's tools", chapter: 11 },
   { id: 'explore.context', title: "Explore's start context", chapter: 11 },
   { id: 'general.tools', title: "general-purpose's tools", chapter: 11 },
@@ -666,44 +667,70 @@ function notificationAbout(conv: Conversation, from: number, id: string): string
     .filter((b) => b.type === 'text').map(blockText).find((t) => /<status>/.test(t) && t.includes(id));
 }
 
-/**
- * The main agent sends a follow-up to a background agent that has reported (send_message,
- * Claude Code's SendMessage): what the call returns; whether the agent's next request holds
- * its earlier answer and the follow-up (its own context, continued); the notification that
- * follows the call, if any.
- */
-function reportContinued(all: Analysed[]): Fact {
+/** A send_message (SendMessage) the main agent made to an agent it started, and whether that agent had reported by then. */
+interface Send { a: Analysed; conv: Conversation; at: number; call: Block & { id: string; input: Json }; id: string; message: string; spawn: Spawn; finished: boolean }
+
+/** The x-ray case's messages to agents, in order. A call made to show a refusal (no message, an id nobody started) is left out. */
+function sendsOf(all: Analysed[], xrayCase: XrayCase): Send[] {
+  const found: Send[] = [];
   for (const a of all) {
-    if (a.trace.case !== 'continue') continue;
+    if (a.trace.case !== xrayCase) continue;
     for (const conv of a.convs) {
-      const calls = conv.exchanges.flatMap((ex, i) => (ex.res?.content ?? []).flatMap((b) => (b.type === 'tool_use' && toolName(b.name) === 'send_message' ? [{ i, send: b }] : [])));
-      for (const { i, send } of calls) {
-        const input = send.input as Json;
-        const id = [input.to, input.id].find((v): v is string => typeof v === 'string' && v !== '');
-        const message = typeof input.message === 'string' ? input.message.trim() : '';
-        // A call the case makes to show a refusal (no message, an id nobody started) is not the follow-up.
-        const spawn = id === undefined ? undefined : a.spawns.find((s) => resultOf(s)?.text.includes(id));
-        if (id === undefined || message === '' || !spawn) continue;
-        // Its own context: the request that carries the follow-up still holds the task the
-        // agent started with, after more messages than its first request had.
-        const child = childrenOf(spawn, a.convs)[0];
-        const start = child?.exchanges[0];
-        const task = typeof spawn.input.prompt === 'string' ? spawn.input.prompt : '';
-        const resumed = child?.exchanges.slice(1).find((ex) => allText(ex).includes(message));
-        const own = resumed !== undefined && start !== undefined && task !== '' && allText(resumed).includes(task) && resumed.messages.length > start.messages.length;
-        // Or a request that starts with the follow-up: the agent run again from nothing but it.
-        const fresh = a.convs.some((c) => c.exchanges.some((ex) => userTexts(ex.messages.slice(0, 1)).some((t) => t.includes(message))));
-        const answer = conv.exchanges.slice(i + 1).flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === send.id);
-        const call = answer === undefined ? 'no answer' : answer.is_error === true ? 'is_error' : 'ok';
-        const notice = notificationAbout(conv, i, id);
-        const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
-        const parts = [`the call: ${call}`, `the agent goes on: ${own ? 'in its own context' : fresh ? 'in a fresh context' : 'no'}`,
-          notice === undefined ? 'no notification follows' : `a notification follows: status "${status}"`];
-        return fact('report.continued', parts.join(' · '), a.trace);
-      }
+      conv.exchanges.forEach((ex, at) => {
+        for (const b of ex.res?.content ?? []) {
+          if (b.type !== 'tool_use' || toolName(b.name) !== 'send_message') continue;
+          const input = b.input as Json;
+          const id = [input.to, input.id].find((v): v is string => typeof v === 'string' && v !== '');
+          const message = typeof input.message === 'string' ? input.message.trim() : '';
+          const spawn = id === undefined ? undefined : a.spawns.find((s) => resultOf(s)?.text.includes(id));
+          if (id === undefined || message === '' || !spawn) continue;
+          // Finished: the request that made the call already held the agent's notification.
+          const finished = userTexts(ex.messages).some((t) => /<status>/.test(t) && t.includes(id));
+          found.push({ a, conv, at, call: b as Block & { id: string; input: Json }, id, message, spawn, finished });
+        }
+      });
     }
   }
-  return fact('report.continued', NOT_MEASURED);
+  return found;
+}
+
+/** What the call returned, and where the agent read the message: in its own context (after its task), in a fresh one, or not at all. */
+function sendOutcome(s: Send): { call: string; goesOn: string } {
+  const answer = s.conv.exchanges.slice(s.at + 1).flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === s.call.id);
+  const call = answer === undefined ? 'no answer' : answer.is_error === true ? `is_error "${headline(errorMessage(blockText(answer)))}"` : 'ok';
+  // Its own context: the request that carries the message still holds the task the agent
+  // started with, after more messages than its first request had.
+  const child = childrenOf(s.spawn, s.a.convs)[0];
+  const start = child?.exchanges[0];
+  const task = typeof s.spawn.input.prompt === 'string' ? s.spawn.input.prompt : '';
+  const resumed = child?.exchanges.slice(1).find((ex) => allText(ex).includes(s.message));
+  const own = resumed !== undefined && start !== undefined && task !== '' && allText(resumed).includes(task) && resumed.messages.length > start.messages.length;
+  // Or a request that starts with the message: the agent run again from nothing but it.
+  const fresh = s.a.convs.some((c) => c.exchanges.some((ex) => userTexts(ex.messages.slice(0, 1)).some((t) => t.includes(s.message))));
+  return { call, goesOn: own ? 'in its own context' : fresh ? 'in a fresh context' : 'no' };
+}
+
+/**
+ * The main agent sends a follow-up to a background agent that has reported (send_message,
+ * Claude Code's SendMessage): what the call returns; whether the agent goes on in its own
+ * context; the notification that follows the call, if any.
+ */
+function reportContinued(all: Analysed[]): Fact {
+  const s = sendsOf(all, 'continue').find((x) => x.finished);
+  if (!s) return fact('report.continued', NOT_MEASURED);
+  const { call, goesOn } = sendOutcome(s);
+  const notice = notificationAbout(s.conv, s.at, s.id);
+  const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
+  const parts = [`the call: ${call}`, `the agent goes on: ${goesOn}`, notice === undefined ? 'no notification follows' : `a notification follows: status "${status}"`];
+  return fact('report.continued', parts.join(' · '), s.a.trace);
+}
+
+/** The same to an agent still running: what the call returns, and whether the agent reads the message. */
+function messageWhileRunning(all: Analysed[]): Fact {
+  const s = sendsOf(all, 'continue').find((x) => !x.finished);
+  if (!s) return fact('report.message-running', NOT_MEASURED);
+  const { call, goesOn } = sendOutcome(s);
+  return fact('report.message-running', `the call: ${call} · the agent reads it: ${goesOn === 'no' ? 'no' : goesOn}`, s.a.trace);
 }
 
 function reportFraming(all: Analysed[]): Fact {
@@ -1054,7 +1081,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const facts = [
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
-    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all),
+    reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
     concurrency(all), depthLimit(all), defaultCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),

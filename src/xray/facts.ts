@@ -47,6 +47,7 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   { chapter: 15, scenario: 'demo', cases: ['delegate'] },
   { chapter: 15, scenario: 'stop', cases: ['stop'] },
   { chapter: 15, scenario: 'continue', cases: ['continue'] },
+  { chapter: 15, scenario: 'too-early', cases: ['continue'] },
   { chapter: 16, scenario: 'unchanged', cases: ['worktree'] },
   { chapter: 16, scenario: 'demo', cases: ['worktree'] },
 ];
