@@ -318,3 +318,17 @@ it('a result checked for the report of a track that never answered shows what ca
   const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 });
   expect(r.expectations[0]!.detail).toBe("main's run_shell call #1 (its result went back in request #2): track helper never answered; the result was \"exit code 0\\nthe request was refused\"");
 });
+
+// An excerpt is cut in characters, never inside one: an emoji is two UTF-16 units, and a cut
+// between them would show a broken character (or send one, in a --json report).
+it('an excerpt never cuts a character in two, at its end or at its start', async () => {
+  const emojis = '😀'.repeat(60);
+  const atEnd = await shellResultCheck(`printf 'a${emojis}'`, { includes: 'nowhere to be found' });
+  expect(atEnd.ok).toBe(false);
+  const atStart = await shellResultCheck(`printf '${emojis}x${'😀'.repeat(60)} the wrong line'`, { excludes: 'wrong line' });
+  expect(atStart.ok).toBe(false);
+  for (const detail of [atEnd.detail, atStart.detail]) {
+    expect(detail).toContain('😀');
+    expect(detail, 'half of a character').not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  }
+});

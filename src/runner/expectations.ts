@@ -121,10 +121,16 @@ function visible(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]/g, (ch) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** The first `n` UTF-16 units of `text`, one fewer where the last would be half of a character (an emoji's surrogate pair). */
+function head(text: string, n: number): string {
+  const last = text.charCodeAt(n - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n);
+}
+
 /** The start of a text, visible, cut at `max` characters. */
 function short(text: string, max = 90): string {
   const shown = visible(text.trim());
-  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+  return shown.length > max ? `${head(shown, max - 1)}…` : shown;
 }
 
 /**
@@ -158,10 +164,12 @@ function excerptAt(text: string, at: number, from: number, max: number): string 
   // read from its start: the error's kind, the label), the line break before it included;
   // otherwise from a little before the piece.
   const line = text.lastIndexOf('\n', at - 1) + 1;
-  const start = at - line <= max - 20 ? Math.max(0, line - 1) : at - from - 10;
+  let start = at - line <= max - 20 ? Math.max(0, line - 1) : at - from - 10;
   if (start <= 0) return short(text, max);
+  const second = text.charCodeAt(start);
+  if (second >= 0xdc00 && second <= 0xdfff) start++;   // not from the second half of a character
   const shown = visible(text.slice(start));
-  return `…${shown.length > max - 1 ? `${shown.slice(0, max - 2)}…` : shown}`;
+  return `…${shown.length > max - 1 ? `${head(shown, max - 2)}…` : shown}`;
 }
 
 /**
