@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_ENV } from '../src/xray/drive.ts';
+import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_CASES, XRAY_ENV } from '../src/xray/drive.ts';
 import { runXray } from '../src/xray/cli.ts';
 import type { RequestEvent } from '../src/mock/types.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
@@ -290,6 +290,13 @@ describe.concurrent('xray on the command line', () => {
     const t = io(process.env);
     expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);
     expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills, worktree, failed, stop, continue']);
+    // The README names them too, and the x-ray page describes each.
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const page = readFileSync(path.join(ROOT, 'docs', 'xray.md'), 'utf8');
+    for (const c of XRAY_CASES) {
+      expect(readme, c).toContain(`\`${c}\``);
+      expect(page, c).toContain(`| \`${c}\` |`);
+    }
     const u = io(process.env);
     expect(await runXray(['--frobnicate'], u.io)).toBe(2);
     expect(u.err).toHaveLength(1);
