@@ -160,7 +160,9 @@ export function watchTypeErrors(root: string, dir: string, runOnce = typeErrors,
   // (Linux: util-linux's setpriv sets the signal a process gets when its parent dies).
   const setpriv = process.platform === 'linux' ? ['/usr/bin/setpriv', '/bin/setpriv'].find((f) => existsSync(f)) : undefined;
   const command = [...(setpriv ? [setpriv, '--pdeathsig', 'TERM', '--'] : []), ...compiler, ...compilerArgs(dir, true)];
-  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: compilerEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // With its garbage collector on (compilerEnv turns it off for a run that is over in a
+  // moment): a compiler that stays on for hours would otherwise grow to GOMEMLIMIT.
+  const child = spawn(command[0]!, command.slice(1), { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   trackChild(child);
   const rounds = new Map<string, TypeError[]>();   // key -> errors
   const waiting = new Set<() => void>();
