@@ -138,8 +138,7 @@ if (waiting.length > 0) {
 {
   const n = chapters.includes(11) ? 11 : chapters[0];
   const folder = readdirSync(path.join(root, 'steps')).find((d) => d.startsWith(`${String(n).padStart(2, '0')}-`));
-  // Where a learner's exercise is, two folders down (exercises/NN-slug): the compiler's
-  // watch mode (--watch keeps it on) notices nothing in a folder right under the root.
+  // Where a learner's exercise is, two folders down (exercises/NN-slug).
   mkdirSync(path.join(root, '.tmp'), { recursive: true });
   const dir = mkdtempSync(path.join(root, '.tmp', 'bench-check-'));
   try {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
-import { COMPILER_OPTIONS, compilerCommand, compilerEnv, typeErrors, watchTypeErrors } from '../src/runner/typecheck.ts';
+import { COMPILER_OPTIONS, compilerCommand, compilerEnv, typeErrors } from '../src/runner/typecheck.ts';
 import { makeProjectScratch } from './temp-guard.ts';
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
@@ -87,52 +87,4 @@ it("--check starts TypeScript's native compiler itself, or the package's script 
     writeFileSync(script, '');
     expect(compilerCommand(root)).toEqual([process.execPath, script]);
   } finally { rmSync(root, { recursive: true, force: true }); }
-});
-
-it("--check --watch keeps the compiler on: each save is answered by its incremental round, not by a run of its own", async () => {
-  const dir = makeProjectScratch(ROOT, 'typecheck-watch-');
-  cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
-  // Contents no check has seen (so none is remembered clean): the compiler's first round answers the first question.
-  const main = path.join(dir, 'main.ts');
-  const clean = `${readFileSync(main, 'utf8')}// ${path.basename(dir)}\n`;
-  writeFileSync(main, clean);
-  const ranOnce: string[] = [];
-  // However busy the machine, the compiler gets the time it needs to notice each save.
-  const watched = watchTypeErrors(ROOT, dir, async () => { ranOnce.push('a run of its own'); return []; }, 20_000);
-  try {
-    expect(await watched.errors()).toEqual([]);
-    // The learner saves a moment later. (Saved the instant the first round ends, the change
-    // can go unnoticed by the compiler's watch, which sets itself up after that round: a run of
-    // its own would answer then, and this test would say so.)
-    const aMomentLater = () => new Promise((r) => setTimeout(r, 1000));
-    await aMomentLater();
-    // Contents the folder never had (so nothing remembered answers either): the watch's round does.
-    writeFileSync(main, `${clean}\nexport const notANumber: number = 'watched';\n`);
-    const errors = await watched.errors();
-    expect(errors.map((e) => `${path.basename(e.file)}: ${e.message}`)).toEqual(["main.ts: Type 'string' is not assignable to type 'number'."]);
-    await aMomentLater();
-    writeFileSync(main, `${clean}\nexport const stillNotANumber: number = 'watched again';\n`);
-    expect((await watched.errors()).map((e) => e.line)).toEqual([clean.split('\n').length + 1]);
-    expect(ranOnce).toEqual([]);
-  } finally {
-    watched.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-it('--check --watch: once the compiler is gone, a change is answered by a run of its own', async () => {
-  const dir = makeProjectScratch(ROOT, 'typecheck-watch-');
-  cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
-  const ranOnce: string[] = [];
-  const watched = watchTypeErrors(ROOT, dir, async () => { ranOnce.push('a run of its own'); return []; });
-  try {
-    await watched.errors();
-    watched.close();
-    writeFileSync(path.join(dir, 'main.ts'), `${readFileSync(path.join(dir, 'main.ts'), 'utf8')}\nexport const later = 1;\n`);
-    expect(await watched.errors()).toEqual([]);
-    expect(ranOnce).toEqual(['a run of its own']);
-  } finally {
-    watched.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
 });

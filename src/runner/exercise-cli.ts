@@ -17,7 +17,7 @@ import { RUN_TIME_LIMIT_MS } from './run-guard.ts';
 import { blocksOf, resultText, toolResultsSent } from './expectations.ts';
 import type { MockEvent, Scenario } from '../mock/index.ts';
 import { colorDiff } from './diff-color.ts';
-import { typeErrors, watchTypeErrors, type TypeError } from './typecheck.ts';
+import { typeErrors, type TypeError } from './typecheck.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Where --exercise, --check and --solution look without a folder: exercises/NN-slug. */
@@ -254,13 +254,7 @@ export async function checkExercise(ch: Chapter, dir: string, print: (s: string)
   for (const file of o.scenarios ?? []) await loadScenarioFile(file);
   if (o.watch) {
     const { watchExercise } = await import('./watch.ts');
-    // The compiler stays on in its own watch mode for as long as this one watches.
-    const types = watchTypeErrors(ROOT, dir);
-    try {
-      return await watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c, undefined, types.errors));
-    } finally {
-      types.close();
-    }
+    return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
   }
   if (o.json) {
     const report = (passed: number, ok: boolean, types: TypeError[], scenarios: ScenarioVerdict[]) =>
@@ -303,8 +297,7 @@ function slowNoticeMs(): number {
 }
 
 /** One check as a learner reads it: a line per scenario up to the first that fails, and what to do about it. */
-async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance, lastWords?: () => string,
-  types: () => Promise<TypeError[]> = () => typeErrors(ROOT, dir)): Promise<number> {
+async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: string) => void, c: ChalkInstance, lastWords?: () => string): Promise<number> {
   // The verdicts are printed once all are in, after the type errors. A run that hangs (a
   // promise that never settles) would leave the screen blank until the time limit: one line
   // says which case is still running, and until when it may.
@@ -316,9 +309,9 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
     slow.unref();
   };
   // Both at once (the compiler is a process of its own); the type errors are shown first.
-  const [errors, verdicts] = await Promise.all([types(), gradeExercise(ch, dir, files, false, starting, lastWords)])
+  const [types, verdicts] = await Promise.all([typeErrors(ROOT, dir), gradeExercise(ch, dir, files, false, starting, lastWords)])
     .finally(() => clearTimeout(slow));
-  printTypeErrors(errors, print, c);
+  printTypeErrors(types, print, c);
   let passed = 0;
   for (const v of verdicts) {
     if (v.ok) { passed++; print(`${c.green('✔')} ${v.case}`); continue; }
@@ -349,8 +342,8 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
     print(`\n${passed}/${files.length} scenarios pass so far. Fix this one and run the check again.`);
     return 1;
   }
-  if (errors.length > 0) {
-    print(`\nEvery scenario passes, but the code has ${errors.length} type error${errors.length === 1 ? '' : 's'} (above): fix ${errors.length === 1 ? 'it' : 'them'} and run the check again.`);
+  if (types.length > 0) {
+    print(`\nEvery scenario passes, but the code has ${types.length} type error${types.length === 1 ? '' : 's'} (above): fix ${types.length === 1 ? 'it' : 'them'} and run the check again.`);
     return 1;
   }
   print(`\n${c.green.bold('All done:')} chapter ${ch.n} passes ${files.length === 1 ? 'its scenario' : `all ${files.length} scenarios`}.`);
