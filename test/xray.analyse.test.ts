@@ -77,6 +77,7 @@ describe("the series' facts", () => {
     expect(value(facts, 'limits.depth')).toBe("the agent tool is missing from the sub-agent's tools");
     const cap = DEFAULT_MAX_CONCURRENT;
     expect(value(facts, 'limits.default-cap')).toBe(`${cap} start, call ${cap + 1} of ${cap + 1} is refused · the refusal names ${cap}: yes`);
+    expect(value(facts, 'limits.malformed-cap')).toBe(`${cap} start, call ${cap + 1} of ${cap + 1} is refused · the refusal names ${cap}: yes`);
     const deep = Array.from({ length: DEFAULT_MAX_DEPTH - 1 }, (_, i) => i + 1).join(', ');
     expect(value(facts, 'limits.default-depth')).toBe(`agent tool offered at depth ${deep} · missing at depth ${DEFAULT_MAX_DEPTH}`);
   });

@@ -62,6 +62,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'limits.concurrency', title: 'a second call at a concurrency cap of 1', chapter: 13 },
   { id: 'limits.depth', title: 'how a spawn depth cap of 1 shows', chapter: 13 },
   { id: 'limits.default-cap', title: 'no cap set: how many sub-agents one message starts before one is refused', chapter: 13 },
+  { id: 'limits.malformed-cap', title: 'a cap that is not a number: how many sub-agents one message starts before one is refused', chapter: 13 },
   { id: 'limits.default-depth', title: 'no depth cap set: down to which depth a sub-agent is offered the agent tool', chapter: 13 },
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
   { id: 'skills.folders', title: "started in a subfolder: which folders' .claude/skills it reads", chapter: 9 },
@@ -826,13 +827,14 @@ function concurrency(all: Analysed[]): Fact {
 }
 
 /**
- * With no concurrency variable set, one response making more agent calls than any cap
- * could hold (over twenty): how many of them started (a child conversation, or a result
- * that is no error) before the first was refused, and whether the refusal says the number.
+ * One response making more agent calls than any cap could hold (over twenty), in a run whose
+ * concurrency variable `fits` what the fact is about: how many of them started (a child
+ * conversation, or a result that is no error) before the first was refused, and whether the
+ * refusal says the number.
  */
-function defaultCap(all: Analysed[]): Fact {
+function capOfBatch(id: string, all: Analysed[], fits: (value: string | undefined) => boolean): Fact {
   for (const a of all) {
-    if (a.trace.env?.CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS !== undefined) continue;
+    if (!fits(a.trace.env?.CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS)) continue;
     const batches = new Map<string, Spawn[]>();
     for (const s of a.spawns) {
       const key = `${a.convs.indexOf(s.conv)}:${s.at}`;
@@ -841,12 +843,18 @@ function defaultCap(all: Analysed[]): Fact {
     const batch = [...batches.values()].find((b) => b.length > 20);
     if (!batch) continue;
     const refused = batch.findIndex((s) => { const r = resultOf(s); return r?.isError === true && childrenOf(s, a.convs).length === 0 && /concurren/i.test(r.text); });
-    if (refused < 0) return fact('limits.default-cap', `no limit met: all ${batch.length} calls of one message started`, a.trace);
+    if (refused < 0) return fact(id, `no limit met: all ${batch.length} calls of one message started`, a.trace);
     const says = new RegExp(`\\b${refused}\\b`).test(resultOf(batch[refused]!)!.text);
-    return fact('limits.default-cap', `${refused} start, call ${refused + 1} of ${batch.length} is refused · the refusal names ${refused}: ${yesNo(says)}`, a.trace);
+    return fact(id, `${refused} start, call ${refused + 1} of ${batch.length} is refused · the refusal names ${refused}: ${yesNo(says)}`, a.trace);
   }
-  return fact('limits.default-cap', NOT_MEASURED);
+  return fact(id, NOT_MEASURED);
 }
+
+/** No concurrency variable set. */
+const defaultCap = (all: Analysed[]): Fact => capOfBatch('limits.default-cap', all, (v) => v === undefined);
+
+/** A concurrency variable that is not a number at all. */
+const malformedCap = (all: Analysed[]): Fact => capOfBatch('limits.malformed-cap', all, (v) => v !== undefined && !/^\s*-?\d/.test(v));
 
 /**
  * With no depth variable set, a chain of fresh sub-agents each starting the next, three
@@ -1084,7 +1092,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), defaultCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
+    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);

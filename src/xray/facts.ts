@@ -43,6 +43,7 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   { chapter: 13, scenario: 'cap-one', cases: ['limits'] },
   { chapter: 13, scenario: 'depth-one', cases: ['limits'] },
   { chapter: 13, scenario: 'default-cap', cases: ['limits'] },
+  { chapter: 13, scenario: 'bad-env-cap', cases: ['limits'] },
   { chapter: 13, scenario: 'depth', cases: ['limits'] },
   { chapter: 15, scenario: 'demo', cases: ['delegate'] },
   { chapter: 15, scenario: 'stop', cases: ['stop'] },
