@@ -7,14 +7,15 @@
 // Claude Code's agent ids are random), which the scripted model then passes back, as a
 // real model would, later in the conversation too.
 //
-// Not here: where the turns come from (scenario.ts, which checks each pattern compiles) and
-// how the answer is sent (server.ts).
+// Not here: where the turns come from (scenario.ts, which refuses a pattern that does not
+// compile, through badPatterns) and how the answer is sent (server.ts).
 
+import { childPath } from './strict-json.ts';
 import { mergeMessages, toolResultText } from './tokens.ts';
 import type { Turn } from './types.ts';
 
 /** `{{tool_result /PATTERN/}}`: PATTERN runs to the first `/}}`. */
-export const RESULT_PATTERN = /\{\{tool_result \/(.+?)\/\}\}/g;
+const RESULT_PATTERN = /\{\{tool_result \/(.+?)\/\}\}/g;
 
 /** The text of the tool_result blocks of each user message of the request, the last message first. */
 function toolResultsByMessage(body: Record<string, unknown>): string[] {
@@ -28,41 +29,40 @@ export function lastToolResults(body: Record<string, unknown>): string {
   return toolResultsByMessage(body)[0] ?? '';
 }
 
-/** Every tool result of the request, the last user message's first, one message per line. */
-export function allToolResults(body: Record<string, unknown>): string {
-  return toolResultsByMessage(body).filter((t) => t !== '').join('\n');
+/** `value` with every string inside it (at any depth) passed through `change`, given its JSON path. */
+function mapStrings(value: unknown, at: string, change: (text: string, at: string) => string): unknown {
+  if (typeof value === 'string') return change(value, at);
+  if (Array.isArray(value)) return value.map((v, i) => mapStrings(v, `${at}[${i}]`, change));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, childPath(at, k), change)]));
+  return value;
 }
 
-/** Why a pattern cannot be used, or undefined when it compiles. */
-export function badPattern(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern);
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
+/** For the scenario loader: each placeholder in a tool call's `input` whose pattern does not compile, as [path, reason]. */
+export function badPatterns(input: unknown, at: string): [string, string][] {
+  const bad: [string, string][] = [];
+  mapStrings(input, at, (text, where) => {
+    for (const [, pattern] of text.matchAll(RESULT_PATTERN)) {
+      try { new RegExp(pattern!); } catch (err) { bad.push([where, `{{tool_result /${pattern}/}}: the pattern does not compile (${(err as Error).message})`]); }
+    }
+    return text;
+  });
+  return bad;
 }
 
 /**
- * The turn with its tool calls' placeholders filled in from `results` (allToolResults), or
- * one line saying which pattern found nothing there. A turn without placeholders comes back
- * as it is.
+ * The turn with its tool calls' placeholders filled in from the request's tool results, the
+ * latest first, or one line saying which pattern found nothing there. A turn without
+ * placeholders comes back as it is.
  */
-export function fillCalls(turn: Turn, results: string): Turn | string {
+export function fillCalls(turn: Turn, body: Record<string, unknown>): Turn | string {
   if (!turn.tool_calls || !JSON.stringify(turn.tool_calls).includes('{{tool_result /')) return turn;
+  const results = toolResultsByMessage(body).filter((t) => t !== '').join('\n');
   let missing: string | undefined;
-  const fill = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      return value.replace(RESULT_PATTERN, (whole, pattern: string) => {
-        const m = new RegExp(pattern).exec(results);
-        if (!m) { missing ??= `{{tool_result /${pattern}/}} matches nothing in the request's tool results`; return whole; }
-        return m[1] ?? m[0];
-      });
-    }
-    if (Array.isArray(value)) return value.map(fill);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
-    return value;
-  };
-  const calls = turn.tool_calls.map((c) => ({ name: c.name, input: fill(c.input) as Record<string, unknown> }));
+  const fill = (text: string) => text.replace(RESULT_PATTERN, (whole, pattern: string) => {
+    const m = new RegExp(pattern).exec(results);
+    if (!m) { missing ??= `{{tool_result /${pattern}/}} matches nothing in the request's tool results`; return whole; }
+    return m[1] ?? m[0];
+  });
+  const calls = turn.tool_calls.map((c) => ({ name: c.name, input: mapStrings(c.input, '', fill) as Record<string, unknown> }));
   return missing ?? { ...turn, tool_calls: calls };
 }

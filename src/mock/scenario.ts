@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import { JsonError, childPath, parseStrictJson } from './strict-json.ts';
 import type { Scenario } from './types.ts';
-import { RESULT_PATTERN, badPattern } from './fill.ts';
+import { badPatterns } from './fill.ts';
 
 /** Control characters (a newline in a key, say) written as escapes: the message stays one line. */
 const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
@@ -33,14 +33,6 @@ const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 export const ROOT_FIELDS = [
   '$schema', 'title', 'description', 'model', 'files', 'home_files', 'links', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
 ];
-/** Every string inside `value`, with its JSON path (for a message that says where). */
-function stringsIn(value: unknown, at: string): [string, string][] {
-  if (typeof value === 'string') return [[at, value]];
-  if (Array.isArray(value)) return value.flatMap((v, i) => stringsIn(v, `${at}[${i}]`));
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringsIn(v, childPath(at, k)));
-  return [];
-}
-
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 /** The longest latency_ms or idle_ms a turn may ask for: ten minutes. (Node's timers
@@ -469,12 +461,7 @@ export function parseScenario(text: string, file: string): Scenario {
         if (!('input' in call)) fail(cp, 'missing "input" (a tool call needs an input object)');
         if (!isObj(call.input)) fail(`${cp}.input`, `expected an object (the tool's arguments), got ${typeName(call.input)}`);
         // A value taken from the request (fill.ts): its pattern must compile.
-        for (const [at, text] of stringsIn(call.input, `${cp}.input`)) {
-          for (const [, pattern] of text.matchAll(RESULT_PATTERN)) {
-            const why = badPattern(pattern!);
-            if (why) fail(at, `{{tool_result /${pattern}/}}: the pattern does not compile (${why})`);
-          }
-        }
+        for (const [at, why] of badPatterns(call.input, `${cp}.input`)) fail(at, why);
       });
     }
     if ('stop_reason' in t && !STOP_REASONS.includes(t.stop_reason as string)) {

@@ -250,11 +250,11 @@ function resultSentAt(spawn: Spawn): number | undefined {
 }
 
 /** The tool_result the calling conversation got back for a call, if it sent one. */
-function resultOf(spawn: Spawn): { text: string; isError: boolean } | undefined {
-  for (const ex of spawn.conv.exchanges.slice(spawn.at + 1)) {
+function resultOf(call: Pick<Spawn, 'conv' | 'at' | 'id'>): { text: string; isError: boolean } | undefined {
+  for (const ex of call.conv.exchanges.slice(call.at + 1)) {
     for (const m of ex.messages) {
       for (const b of m.blocks) {
-        if (b.type === 'tool_result' && b.tool_use_id === spawn.id) return { text: blockText(b), isError: b.is_error === true };
+        if (b.type === 'tool_result' && b.tool_use_id === call.id) return { text: blockText(b), isError: b.is_error === true };
       }
     }
   }
@@ -644,22 +644,24 @@ function reportStopped(all: Analysed[]): Fact {
   for (const a of all) {
     if (a.trace.case !== 'stop') continue;
     for (const conv of a.convs) {
-      for (let i = 0; i < conv.exchanges.length; i++) {
-        const stop = (conv.exchanges[i]!.res?.content ?? []).find((b) => b.type === 'tool_use' && toolName(b.name) === 'stop_agent');
-        if (!stop || stop.type !== 'tool_use') continue;
-        const later = conv.exchanges.slice(i + 1);
-        const answer = later.flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === stop.id);
-        const id = Object.values(stop.input as Json).find((v): v is string => typeof v === 'string' && v !== '');
-        const notice = id === undefined ? undefined : notificationAbout(conv, i, id);
-        const call = answer === undefined ? 'no answer' : answer.is_error === true ? 'is_error' : 'ok';
-        const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
-        const value = notice === undefined ? `the stop call: ${call} · no notification follows`
-          : `the stop call: ${call} · a notification follows: status "${status}" · a result: ${yesNo(/<result>/.test(notice))}`;
-        return fact('report.stopped', value, a.trace);
-      }
+      const [stop] = callsNamed(conv, 'stop_agent');
+      if (!stop) continue;
+      const id = Object.values(stop.input).find((v): v is string => typeof v === 'string' && v !== '');
+      const notice = id === undefined ? undefined : notificationAbout(conv, stop.at, id);
+      const r = resultOf(stop);
+      const call = r === undefined ? 'no answer' : r.isError ? 'is_error' : 'ok';
+      const value = notice === undefined ? `the stop call: ${call} · no notification follows`
+        : `the stop call: ${call} · a notification follows: status "${statusOf(notice)}" · a result: ${yesNo(/<result>/.test(notice))}`;
+      return fact('report.stopped', value, a.trace);
     }
   }
   return fact('report.stopped', NOT_MEASURED);
+}
+
+/** The tool_use blocks of `conv`'s responses that call the series' tool `name` (Claude Code's names mapped), in order, each with the exchange it is in. */
+function callsNamed(conv: Conversation, name: string): { conv: Conversation; at: number; id: string; input: Json }[] {
+  return conv.exchanges.flatMap((ex, at) => (ex.res?.content ?? []).flatMap((b) =>
+    (b.type === 'tool_use' && toolName(b.name) === name ? [{ conv, at, id: b.id, input: b.input as Json }] : [])));
 }
 
 /** The text of the first user-side block, after exchange `from` of `conv`, that reads as a notification about `id` (it has a <status>). */
@@ -668,8 +670,13 @@ function notificationAbout(conv: Conversation, from: number, id: string): string
     .filter((b) => b.type === 'text').map(blockText).find((t) => /<status>/.test(t) && t.includes(id));
 }
 
+/** A notification's <status>. */
+function statusOf(notice: string): string | undefined {
+  return /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
+}
+
 /** A send_message (SendMessage) the main agent made to an agent it started, and whether that agent had reported by then. */
-interface Send { a: Analysed; conv: Conversation; at: number; call: Block & { id: string; input: Json }; id: string; message: string; spawn: Spawn; finished: boolean }
+interface Send { a: Analysed; conv: Conversation; at: number; callId: string; id: string; message: string; spawn: Spawn; finished: boolean }
 
 /** The x-ray case's messages to agents, in order. A call made to show a refusal (no message, an id nobody started) is left out. */
 function sendsOf(all: Analysed[], xrayCase: XrayCase): Send[] {
@@ -677,19 +684,15 @@ function sendsOf(all: Analysed[], xrayCase: XrayCase): Send[] {
   for (const a of all) {
     if (a.trace.case !== xrayCase) continue;
     for (const conv of a.convs) {
-      conv.exchanges.forEach((ex, at) => {
-        for (const b of ex.res?.content ?? []) {
-          if (b.type !== 'tool_use' || toolName(b.name) !== 'send_message') continue;
-          const input = b.input as Json;
-          const id = [input.to, input.id].find((v): v is string => typeof v === 'string' && v !== '');
-          const message = typeof input.message === 'string' ? input.message.trim() : '';
-          const spawn = id === undefined ? undefined : a.spawns.find((s) => resultOf(s)?.text.includes(id));
-          if (id === undefined || message === '' || !spawn) continue;
-          // Finished: the request that made the call already held the agent's notification.
-          const finished = userTexts(ex.messages).some((t) => /<status>/.test(t) && t.includes(id));
-          found.push({ a, conv, at, call: b as Block & { id: string; input: Json }, id, message, spawn, finished });
-        }
-      });
+      for (const { at, id: callId, input } of callsNamed(conv, 'send_message')) {
+        const id = [input.to, input.id].find((v): v is string => typeof v === 'string' && v !== '');
+        const message = typeof input.message === 'string' ? input.message.trim() : '';
+        const spawn = id === undefined ? undefined : a.spawns.find((s) => resultOf(s)?.text.includes(id));
+        if (id === undefined || message === '' || !spawn) continue;
+        // Finished: the request that made the call already held the agent's notification.
+        const finished = userTexts(conv.exchanges[at]!.messages).some((t) => /<status>/.test(t) && t.includes(id));
+        found.push({ a, conv, at, callId, id, message, spawn, finished });
+      }
     }
   }
   return found;
@@ -697,8 +700,8 @@ function sendsOf(all: Analysed[], xrayCase: XrayCase): Send[] {
 
 /** What the call returned, and where the agent read the message: in its own context (after its task), in a fresh one, or not at all. */
 function sendOutcome(s: Send): { call: string; goesOn: string } {
-  const answer = s.conv.exchanges.slice(s.at + 1).flatMap((ex) => ex.messages.flatMap((m) => m.blocks)).find((b) => b.type === 'tool_result' && b.tool_use_id === s.call.id);
-  const call = answer === undefined ? 'no answer' : answer.is_error === true ? `is_error "${headline(errorMessage(blockText(answer)))}"` : 'ok';
+  const r = resultOf({ conv: s.conv, at: s.at, id: s.callId });
+  const call = r === undefined ? 'no answer' : r.isError ? `is_error "${headline(errorMessage(r.text))}"` : 'ok';
   // Its own context: the request that carries the message still holds the task the agent
   // started with, after more messages than its first request had.
   const child = childrenOf(s.spawn, s.a.convs)[0];
@@ -721,8 +724,7 @@ function reportContinued(all: Analysed[]): Fact {
   if (!s) return fact('report.continued', NOT_MEASURED);
   const { call, goesOn } = sendOutcome(s);
   const notice = notificationAbout(s.conv, s.at, s.id);
-  const status = notice === undefined ? undefined : /<status>([^<]*)<\/status>/.exec(notice)?.[1]?.trim();
-  const parts = [`the call: ${call}`, `the agent goes on: ${goesOn}`, notice === undefined ? 'no notification follows' : `a notification follows: status "${status}"`];
+  const parts = [`the call: ${call}`, `the agent goes on: ${goesOn}`, notice === undefined ? 'no notification follows' : `a notification follows: status "${statusOf(notice)}"`];
   return fact('report.continued', parts.join(' · '), s.a.trace);
 }
 
