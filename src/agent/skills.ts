@@ -130,6 +130,10 @@ export function parseSkill(source: string, folder: string, shown: string): Skill
  * them must stay inside the project's tree.
  */
 export function projectPlaces(cwd: string, kind: 'skills' | 'agents'): { dir: string; shown: string; tree: Tree }[] {
+  //> 9 project-places
+  //! hint: projectTree(cwd) gives the project root (tree.dir). Start at cwd and go up one folder at a time
+  //! hint: (path.dirname), adding FOLDER/.claude/KIND each time, shown relative to the root with "/" between
+  //! hint: parts; stop after adding the root's own (or at the file system's root, where dirname changes nothing).
   const tree = projectTree(cwd);
   const places: { dir: string; shown: string; tree: Tree }[] = [];
   for (let folder = cwd; ; folder = path.dirname(folder)) {
@@ -138,6 +142,7 @@ export function projectPlaces(cwd: string, kind: 'skills' | 'agents'): { dir: st
     if (folder === tree.dir || folder === path.dirname(folder)) break;
   }
   return places;
+  //<
 }
 
 /**
