@@ -130,6 +130,26 @@ it('a branch or worktrees check without "git": true is refused when the scenario
   expect(() => scenario({ git: undefined, expect: [{ name: 'x', branch: { name: 'main' } }] }))
     .toThrow('git.json: $.expect[0].branch: a branch check reads the workspace\'s git repository: set "git": true at the top of the scenario');
   expect(() => scenario({ git: 'yes' })).toThrow('git.json: $.git: expected true or false');
+  expect(() => scenario({ git: 'detached', files: { '.git/HEAD': 'ref: refs/heads/main\n' } })).toThrow('names a .git');
+});
+
+it('"git": "detached": the first commit is made, and HEAD is left on it on no branch, main kept', async () => {
+  const s = scenario({
+    git: 'detached',
+    tracks: { main: { turns: [{ tool_calls: [shell('git branch --show-current; git rev-parse HEAD main; git status --short')] }, { text: 'done' }] } },
+  });
+  const r = await runChapter({ codeDir: CODE, scenario: s, latencyScale: 0, keep: true });
+  made.push(r.tempDir);
+  const work = path.join(r.tempDir, 'work');
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: work, env: gitEnv(), encoding: 'utf8' }).trim();
+  expect(readFileSync(path.join(work, '.git', 'HEAD'), 'utf8').trim()).toMatch(/^[0-9a-f]{40}$/);
+  expect(git('rev-parse', 'HEAD')).toBe(git('rev-parse', 'main'));
+  expect(git('log', '--format=%s')).toBe('first commit');
+  // What the agent's own shell saw: no branch name, one commit id twice (HEAD and main), a clean tree.
+  const seen = r.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body)).join('');
+  const head = git('rev-parse', 'HEAD');
+  expect(seen).toContain(`${head}\\n${head}`);
+  expect(seen).not.toContain('?? a.txt');
 });
 
 it('a repository made again from the same files is the one git made: the same bytes in .git, an index true to the new files', async () => {

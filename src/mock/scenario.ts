@@ -368,8 +368,10 @@ export function parseScenario(text: string, file: string): Scenario {
     if (!Array.isArray(root.argv)) fail('$.argv', `expected an array of strings (command-line flags), got ${typeName(root.argv)}`);
     (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
   }
-  if ('git' in root) boolean(root.git, '$.git', 'whether the workspace is a git repository with the files as its first commit');
-  if (root.git === true && isObj(root.files)) {
+  if ('git' in root && root.git !== 'detached') {
+    boolean(root.git, '$.git', 'whether the workspace is a git repository with the files as its first commit, or "detached": the same with HEAD detached');
+  }
+  if ((root.git === true || root.git === 'detached') && isObj(root.files)) {
     // The runner makes the repository's .git itself. One from the files would clash with it,
     // or, as a "gitdir:" file, lead every git command of the run to another repository.
     for (const k of Object.keys(root.files)) {

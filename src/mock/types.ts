@@ -25,8 +25,9 @@ export interface Scenario {
   env?: Record<string, string>;
   /** Command-line flags given to the agent (chapter 4 on). */
   argv?: string[];
-  /** The workspace is a git repository on branch main with the files as its first commit (chapter 16). */
-  git?: boolean;
+  /** The workspace is a git repository on branch main with the files as its first commit
+   *  (chapters 3 and 16); "detached": the same, with HEAD detached at that commit (chapter 3). */
+  git?: boolean | 'detached';
   /** The folder of the workspace the agent starts in (its cwd), relative; default the workspace itself. */
   cwd?: string;
   /** What the user types, in order, in one session. */

@@ -1,5 +1,5 @@
-// A scenario's workspace as a git repository (`"git": true`): made with the scenario's
-// files as its first commit, and read back after the run for the `branch` and `worktrees`
+// A scenario's workspace as a git repository (`"git": true`, or `"detached"` for one whose
+// HEAD is on no branch): made with the scenario's files as its first commit, and read back after the run for the `branch` and `worktrees`
 // expectations. Chapter 16's sub-agents work in worktrees of this repository; whatever
 // worktrees it has when the run ends are removed by cleanup.ts (trackWorktreesOf). The
 // x-ray's workspace (src/xray/drive.ts) is made here too, with a first commit of its own.
@@ -100,6 +100,11 @@ export async function makeRepository(dir: string, first: FirstCommit = SCENARIO_
   if (key === undefined || !folder) return;
   if (made.size >= MAX_KEPT) made.delete(made.keys().next().value!);
   made.set(key, folder);
+}
+
+/** `"git": "detached"`: HEAD at the first commit, on no branch (main stays), as `git checkout --detach` leaves it. */
+export async function detachHead(repo: string): Promise<void> {
+  await git(repo, ['checkout', '--quiet', '--detach']);
 }
 
 /** The repository's local branches. */

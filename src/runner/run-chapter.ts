@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
 import { makeTempDir, release, removeFolder, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
-import { makeRepository } from './git-repo.ts';
+import { detachHead, makeRepository } from './git-repo.ts';
 import { loadFolder, placeInLoadedCode } from './load-folder.ts';
 import { guardRun } from './run-guard.ts';
 import { answerInProcess } from './wire.ts';
@@ -114,6 +114,7 @@ export async function layOutScenario(temp: string, scenario: Scenario): Promise<
     symlinkSync(target, path.join(work, rel));
   }
   if (scenario.git) await makeRepository(work);
+  if (scenario.git === 'detached') await detachHead(work);
   return { work, home, cwd: agentCwd(work, scenario) };
 }
 
