@@ -287,8 +287,9 @@ export function notification(agent: BackgroundAgent, status: AgentStatus, result
  */
 export function deliverNotifications(config: ParentConfig): void {
   //> 15 deliver
-  //! hint: Take every queued notification (splice the queue empty) and, if there were any, push ONE new
-  //! hint: user message with a text block for each. Never add them to the message that carries tool_results.
+  //! hint: Take every queued notification (splice the queue empty), in launch order (each keeps its agent's
+  //! hint: `order`), and, if there were any, push ONE new user message with a text block for each. Never add
+  //! hint: them to the message that carries tool_results.
   const due = config.background?.queue.splice(0).sort((a, b) => a.order - b.order) ?? [];   // in launch order
   if (due.length === 0) return;
   config.messages.push({ role: 'user', content: due.map((n) => ({ type: 'text' as const, text: n.text })) });
