@@ -7,11 +7,14 @@
 
 import { it, expect, afterEach } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createWorktree, finishUnfinished, finishWorktree } from '../steps/16-worktree-isolation/worktree.ts';
 import { makeRepository, type FirstCommit } from '../src/runner/git-repo.ts';
+import { decide } from '../steps/16-worktree-isolation/permissions.ts';
+import { writeFileTool } from '../steps/16-worktree-isolation/tools.ts';
+import type { LoopConfig } from '../steps/16-worktree-isolation/types.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -192,4 +195,32 @@ it('an interrupted session finishes what it left unfinished: the unchanged workt
   expect(branches(dir)).toEqual(['agent-edited', 'main']);
   expect(git(dir, 'show', 'agent-edited:a.txt')).toBe('changed');
   expect(worktrees(dir)).toBe(2);
+});
+
+// A repository whose hooks live in its working tree (core.hooksPath = .husky/_, as husky 9
+// sets it; its generated hook runs .husky/<name> with sh, no executable bit needed). In
+// acceptEdits a write there is approved without a question, like any file of the project:
+// if the worktree's own git calls ran hooks, that write would run as a command nobody was
+// asked about, outside the workspace as much as in it.
+it('no hook runs for the worktree\'s git calls: a hook the model wrote in acceptEdits stays a file', async () => {
+  const { base, repo: dir } = await repo(false);
+  appendFileSync(path.join(dir, '.git', 'config'), '[core]\n\thooksPath = .husky/_\n');
+  mkdirSync(path.join(dir, '.husky', '_'), { recursive: true });
+  writeFileSync(path.join(dir, '.husky', '_', '.gitignore'), '*\n');
+  for (const hook of ['post-checkout', 'post-commit']) {
+    writeFileSync(path.join(dir, '.husky', '_', hook), '#!/bin/sh\ns="$(dirname "$(dirname "$0")")/$(basename "$0")"\n[ -f "$s" ] && sh -e "$s"\nexit 0\n', { mode: 0o755 });
+  }
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'first');
+  const ran = path.join(base, 'hook-ran');
+  const config = { cwd: dir, permissions: { mode: 'acceptEdits' } } as unknown as LoopConfig;
+  for (const hook of ['post-checkout', 'post-commit']) {
+    const input = { path: `.husky/${hook}`, content: `echo ${hook} >> '${ran}'\n` };
+    expect(await decide('write_file', input, config)).toEqual({ allow: true });   // asked nobody
+    await writeFileTool.run(input, config);
+  }
+  const wt = await createWorktree(dir, 'agent-1');
+  writeFileSync(path.join(wt.dir, 'a.txt'), 'changed\n');
+  expect(await finishWorktree(wt)).toMatch(/1 commit on top of/);
+  expect(existsSync(ran) ? readFileSync(ran, 'utf8') : 'no hook ran').toBe('no hook ran');
 });

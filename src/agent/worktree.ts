@@ -31,6 +31,7 @@ export interface Worktree {
   base: string;     // the commit it started from: the repository's HEAD at that moment
   cwd: string;      // where the sub-agent works: dir, or the same subfolder of it the parent was in
   shown: string;    // dir as the parent's model should see it: relative to the parent's folder
+  hooks: string;    // git's own hooks folder (in the repository's .git): the only one this file's git runs hooks from
   removed?: boolean; // finished unchanged: the folder and the branch are gone
 }
 
@@ -41,10 +42,18 @@ interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
  * it refuses a folder that only looks like a repository (safe.bareRepository=explicit): a
  * model that may write files could otherwise make one where the session works, whose config
  * `git worktree add` would obey (a filter that runs any command).
+ *
+ * `hooks`: git's own hooks folder, the only place a hook may run from (core.hooksPath). A
+ * repository may point its hooks into its working tree (husky sets .husky/_, and runs
+ * .husky/NAME from there), where acceptEdits writes without a question: a hook there, run by
+ * the checkout, the commit or any branch this file makes, would be a command nobody was asked
+ * about. git's own folder is guarded at the gate (permissions.ts). Left out by the first call
+ * only, the rev-parse that finds that folder; it runs no hook.
  */
-function git(args: string[], cwd: string): Promise<Git> {
+function git(args: string[], cwd: string, hooks?: string): Promise<Git> {
+  const onlyOwnHooks = hooks === undefined ? [] : ['-c', `core.hooksPath=${hooks}`];
   return new Promise((resolve) => {
-    execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
+    execFile('git', ['-c', 'safe.bareRepository=explicit', ...onlyOwnHooks, ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
       const err = stderr.split('\n').find((l) => l.trim() !== '') ?? error?.message.split('\n')[0] ?? '';
       const noGit = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
       resolve({ ok: !error, out: stdout.trimEnd(), err: err.replace(/^(fatal|error): /, ''), noGit });
@@ -93,7 +102,8 @@ export async function finishUnfinished(): Promise<void> {
 
 async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //> 16 create-worktree
-  //! hint: Find the repository's top folder and HEAD (git rev-parse --show-toplevel HEAD); refuse
+  //! hint: Find the repository's top folder, git's own folder and HEAD (git rev-parse --show-toplevel
+  //! hint: --git-common-dir HEAD; the hooks folder in git's own is `hooks`, for every later call); refuse
   //! hint: outside a repository ("needs a git repository"; any other refusal of git's in its own words)
   //! hint: or before the first commit. Take the first free name (name, name-2, … name-20): free when no
   //! hint: folder of that name exists and `git branch NAME HEAD` works (when it fails and no such branch
@@ -101,41 +111,42 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //! hint: reason); if it fails ("git worktree add failed: …"), undo it all, each step's own failure
   //! hint: ignored: the folder, the empty folder that held it, git's record (git worktree prune) and the
   //! hint: branch. cwd: the parent's subfolder of the repository, in the worktree, made if missing.
-  const found = await git(['rev-parse', '--show-toplevel', 'HEAD'], cwd);
-  const [top, base] = found.out.split('\n');
+  const found = await git(['rev-parse', '--show-toplevel', '--git-common-dir', 'HEAD'], cwd);
+  const [top, common, base] = found.out.split('\n');
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
   if (!found.ok && !top) {
     // Not in a repository, or git refused the folder it found (one that only looks like one): its words.
     throw new Error(/not a git repository/i.test(found.err) ? `isolation "worktree" needs a git repository, and ${cwd} is not in one` : `isolation "worktree" needs a git repository: git says "${found.err}"`);
   }
   if (!found.ok || !base) throw new Error(`isolation "worktree" branches from HEAD, and the repository ${top} has no commit yet`);
+  // (git gives the top folder with symbolic links resolved, and .git relative to the real cwd: compare like with like.)
+  const here = await realpath(cwd);
+  const hooks = path.join(path.resolve(here, common!), 'hooks');
   for (let n = 1; n <= 20; n++) {
     const branch = n === 1 ? name : `${name}-${n}`;
     const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
     if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
-    const made = await git(['branch', branch, base!], top!);
+    const made = await git(['branch', branch, base!], top!, hooks);
     if (!made.ok) {
-      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);
+      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!, hooks);
       if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
       throw new Error(`git could not make the branch ${branch}: ${made.err}`);
     }
-    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);
+    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!, hooks);
     if (!added.ok) {
       // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       await removeEmpty(path.dirname(dir));
-      await git(['worktree', 'prune'], top!);
-      await git(['branch', '-D', branch], top!);
+      await git(['worktree', 'prune'], top!, hooks);
+      await git(['branch', '-D', branch], top!, hooks);
       throw new Error(`git worktree add failed: ${added.err}`);
     }
-    // The parent may work in a subfolder of the repository: the child works in the same one.
-    // (git gives the top folder with symbolic links resolved: compare like with like.) A
-    // folder git does not track (empty, or with untracked files only) is not in the checkout:
+    // The parent may work in a subfolder of the repository (`here`): the child works in the same one.
+    // A folder git does not track (empty, or with untracked files only) is not in the checkout:
     // it is made, empty. An empty folder is no change to git, so it keeps no worktree.
-    const here = await realpath(cwd);
     const childCwd = path.join(dir, path.relative(top!, here));
     await mkdir(childCwd, { recursive: true });
-    return { repo: top!, dir, branch, base: base!, cwd: childCwd, shown: path.relative(here, dir) };
+    return { repo: top!, dir, branch, base: base!, cwd: childCwd, shown: path.relative(here, dir), hooks };
   }
   throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
   //<
@@ -158,15 +169,15 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     //! hint: undefined. Changed: commit what is uncommitted (commitLeftovers; if that fails, say "not
     //! hint: committed, since git commit failed (…)"), keep both, and return "<kept(wt)>: N commit(s) on top
     //! hint: of <base's first 7>", then, for leftovers, ", the last made when it finished, of what it left
-    //! hint: uncommitted: <list(files)>".
+    //! hint: uncommitted: <list(files)>". Every git call here gets wt.hooks.
     // core.quotePath off: a name beyond ASCII ("café.txt") comes as it is, not as octal escapes.
-    const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir);
+    const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir, wt.hooks);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${quoted(status.err)})`;
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
     const files = status.out.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(changedPath);
     if (head === wt.base && files.length === 0) {
-      await git(['worktree', 'remove', '--force', wt.dir], wt.repo);
-      await git(['branch', '-D', wt.branch], wt.repo);
+      await git(['worktree', 'remove', '--force', wt.dir], wt.repo, wt.hooks);
+      await git(['branch', '-D', wt.branch], wt.repo, wt.hooks);
       await removeEmpty(path.dirname(wt.dir));
       wt.removed = true;
       return undefined;
@@ -175,7 +186,7 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
       const committed = await commitLeftovers(wt);
       if (!committed.ok) return `${kept(wt)}: not committed, since git commit failed (${quoted(committed.err)}): ${list(files)}`;
     }
-    const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir);
+    const count = await git(['rev-list', '--count', `${wt.base}..HEAD`], wt.dir, wt.hooks);
     const n = Number(count.out);
     const commits = count.ok ? `${n} commit${n === 1 ? '' : 's'} on top of ${wt.base.slice(0, 7)}` : `its HEAD moved from ${wt.base.slice(0, 7)}`;
     return `${kept(wt)}: ${commits}${files.length > 0 ? `, the last made when it finished, of what it left uncommitted: ${list(files)}` : ''}`;
@@ -198,10 +209,10 @@ export function worktreeRemoved(wt: Worktree): string {
  * hooks and no signing: this is bookkeeping for the merge, not the user's own commit.
  */
 async function commitLeftovers(wt: Worktree): Promise<Git> {
-  const added = await git(['add', '--all'], wt.dir);
+  const added = await git(['add', '--all'], wt.dir, wt.hooks);
   if (!added.ok) return added;
   const message = `What the sub-agent on ${wt.branch} left uncommitted`;
-  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir);
+  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir, wt.hooks);
 }
 
 /** Up to five file names, quoted, and how many more. */
