@@ -140,8 +140,13 @@ function notThere(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/**
+ * The question's words: what the call does, read by the tool's name, never by which fields
+ * its input has. A model may add any field to an input: a write_file carrying `command: "ls"`
+ * too would otherwise be put to the user as "run: ls", and a yes would write the file.
+ */
 function summarise(tool: string, input: Record<string, unknown>): string {
-  if (typeof input.command === 'string') return `run: ${input.command}`;
-  if (typeof input.path === 'string') return `${tool === 'edit_file' ? 'edit' : 'write'} ${input.path}`;
+  if (tool === 'run_shell' && typeof input.command === 'string') return `run: ${input.command}`;
+  if ((tool === 'write_file' || tool === 'edit_file') && typeof input.path === 'string') return `${tool === 'edit_file' ? 'edit' : 'write'} ${input.path}`;
   return `${tool}(${JSON.stringify(input)})`;
 }
