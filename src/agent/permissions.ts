@@ -59,10 +59,10 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   //> 6 decide
   //! hint: First the two refusals that ignore the mode: a path outside config.cwd, a DANGEROUS_COMMANDS match.
   //! hint: Then by mode: bypassPermissions allows all; reads are free; plan refuses edits and shell;
-  //! hint: acceptEdits allows edits, except in git's own folder (gitFolder); everything else asks
+  //! hint: acceptEdits allows edits, except in a guarded folder (guardedFolder: git's own); everything else asks
   //! hint: config.permissions.ask (none: refuse). The checks read the reasons: say "<what outsideWorkspace
   //! hint: returned> is outside the workspace", "never allowed", "plan mode is read-only", "nobody can be asked"
-  //! hint: (for an edit in git's own folder, say "git's own folder" too), "the user denied".
+  //! hint: (for an edit in a guarded folder, name the folder as guardedFolder does), "the user denied".
   const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
   const outside = await outsideWorkspace(input, config.cwd);
   if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
@@ -72,9 +72,8 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   }
   const { mode, ask } = config.permissions;
   if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };
-  // git runs what its own folder says (a hook, core.fsmonitor in .git/config), and a .git file
-  // sends it to any repository on the disk: an edit there is never approved in advance.
-  const guarded = kind === 'edit' && (await gitFolder(input, config.cwd));
+  // An edit in a guarded folder (git's own, below) is never approved in advance: it asks.
+  const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd) : undefined;
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
   //> 9 decide-pre-approved
   // A skill's allowed-tools answer "yes" in advance. After the two refusals above and plan
@@ -83,7 +82,7 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   //<
   if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
   if (!ask) {
-    return { allow: false, reason: guarded ? `${String(input.path)} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
+    return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }
   const yes = await ask({ tool, input, summary: summarise(tool, input) });
   return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
@@ -112,14 +111,24 @@ async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Pr
 }
 
 /**
- * Whether the call's path is git's own: a .git folder or file of the workspace, or anything in
- * one, as the file system resolves it (a link named notes.txt may lead to .git/config).
+ * The guarded folder the call's path lies in, named for the reason, as the file system
+ * resolves the path (a link named notes.txt may lead to .git/config); undefined: none.
+ * git's own: a .git folder or file of the workspace, or anything in one. git runs what its
+ * folder says (a hook, core.fsmonitor in .git/config), and a .git file sends it to any
+ * repository on the disk.
  */
-async function gitFolder(input: Record<string, unknown>, cwd: string): Promise<boolean> {
-  if (typeof input.path !== 'string') return false;
+async function guardedFolder(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
+  if (typeof input.path !== 'string') return undefined;
   const [root, target] = await Promise.all([realpath(cwd), whereItLeads(path.resolve(cwd, input.path))]);
-  if (target === undefined) return false;   // outsideWorkspace has refused it already
-  return path.relative(root, target).split(path.sep).some((name) => name.toLowerCase() === '.git');
+  if (target === undefined) return undefined;   // outsideWorkspace has refused it already
+  const names = path.relative(root, target).split(path.sep).map((name) => name.toLowerCase());
+  if (names.includes('.git')) return "git's own folder";
+  //> 9 guarded-claude-folder
+  // A .claude folder holds skills, whose allowed-tools answer yes in advance (and, from chapter
+  // 14, agent files): a model that wrote one unasked would pre-approve its own next command.
+  if (names.includes('.claude')) return 'a .claude folder, where skills say which tools are approved in advance';
+  //<
+  return undefined;
 }
 
 /**

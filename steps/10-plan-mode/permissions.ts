@@ -57,16 +57,15 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   }
   const { mode, ask } = config.permissions;
   if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };
-  // git runs what its own folder says (a hook, core.fsmonitor in .git/config), and a .git file
-  // sends it to any repository on the disk: an edit there is never approved in advance.
-  const guarded = kind === 'edit' && (await gitFolder(input, config.cwd));
+  // An edit in a guarded folder (git's own, below) is never approved in advance: it asks.
+  const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd) : undefined;
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
   // A skill's allowed-tools answer "yes" in advance. After the two refusals above and plan
   // mode: a skill can spare the user questions, never lift a refusal.
   if (config.permissions.preApproved?.includes(tool) && !guarded) return { allow: true };
   if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
   if (!ask) {
-    return { allow: false, reason: guarded ? `${String(input.path)} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
+    return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }
   const yes = await ask({ tool, input, summary: summarise(tool, input) });
   return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
@@ -94,14 +93,22 @@ async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Pr
 }
 
 /**
- * Whether the call's path is git's own: a .git folder or file of the workspace, or anything in
- * one, as the file system resolves it (a link named notes.txt may lead to .git/config).
+ * The guarded folder the call's path lies in, named for the reason, as the file system
+ * resolves the path (a link named notes.txt may lead to .git/config); undefined: none.
+ * git's own: a .git folder or file of the workspace, or anything in one. git runs what its
+ * folder says (a hook, core.fsmonitor in .git/config), and a .git file sends it to any
+ * repository on the disk.
  */
-async function gitFolder(input: Record<string, unknown>, cwd: string): Promise<boolean> {
-  if (typeof input.path !== 'string') return false;
+async function guardedFolder(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
+  if (typeof input.path !== 'string') return undefined;
   const [root, target] = await Promise.all([realpath(cwd), whereItLeads(path.resolve(cwd, input.path))]);
-  if (target === undefined) return false;   // outsideWorkspace has refused it already
-  return path.relative(root, target).split(path.sep).some((name) => name.toLowerCase() === '.git');
+  if (target === undefined) return undefined;   // outsideWorkspace has refused it already
+  const names = path.relative(root, target).split(path.sep).map((name) => name.toLowerCase());
+  if (names.includes('.git')) return "git's own folder";
+  // A .claude folder holds skills, whose allowed-tools answer yes in advance (and, from chapter
+  // 14, agent files): a model that wrote one unasked would pre-approve its own next command.
+  if (names.includes('.claude')) return 'a .claude folder, where skills say which tools are approved in advance';
+  return undefined;
 }
 
 /**
