@@ -126,6 +126,12 @@ describe("the series' facts", () => {
     expect([value(facts, 'agents.folders'), facts.find((f) => f.id === 'agents.folders')?.version]).toEqual([all, 'chapter 14']);
   });
 
+  it("chapter 9's own-skills case: in acceptEdits, an ordinary edit goes through, writes into .claude/skills and .claude/agents wait for a yes", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect([value(facts, 'skills.own-folder'), facts.find((f) => f.id === 'skills.own-folder')?.version])
+      .toEqual(['an ordinary file: written unasked · .claude/skills: held for a yes · .claude/agents: held for a yes', 'chapter 9']);
+  });
+
   it("chapter 16's runs: the worktree facts, read from the wire and from the repository the run left", async () => {
     const traces = (await seriesOnce()).filter((t) => t.version === 'chapter 16');
     // What the disk said, before the analysis words it: nothing left by the reader, two kept by the writers.
@@ -189,6 +195,14 @@ describe('a chapter broken on purpose flips its row', () => {
     const mutant = await withMutant(ROOT, findMutation('skills-of-cwd-only'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.folders')!;
     expect([after.series.value, after.same]).toEqual(["reads the starting folder · not the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins", false]);
+  });
+
+  it("a .claude folder left unguarded: chapter 9's own-folder row goes from same to different", async () => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'skills.own-folder')!;
+    expect(before.same).toBe(true);
+    const mutant = await withMutant(ROOT, findMutation('claude-folder-unguarded'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.own-folder')!;
+    expect([after.series.value, after.same]).toEqual(['an ordinary file: written unasked · .claude/skills: written unasked · .claude/agents: written unasked', false]);
   });
 
   it("a follow-up that starts a fresh context: chapter 15's continued row goes from same to different", async () => {

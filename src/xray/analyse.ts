@@ -66,6 +66,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'limits.default-depth', title: 'no depth cap set: down to which depth a sub-agent is offered the agent tool', chapter: 13 },
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
   { id: 'skills.folders', title: "started in a subfolder: which folders' .claude/skills it reads", chapter: 9 },
+  { id: 'skills.own-folder', title: 'acceptEdits: writes into .claude/skills and .claude/agents, beside an ordinary file', chapter: 9 },
   { id: 'agents.folders', title: "started in a subfolder: which folders' .claude/agents it reads", chapter: 14 },
   { id: 'worktree.isolation', title: "the agent tool's isolation field", chapter: 16 },
   { id: 'worktree.cwd', title: 'where an isolated sub-agent works', chapter: 16 },
@@ -969,6 +970,34 @@ function folderReach(id: 'skills.folders' | 'agents.folders', all: Analysed[]): 
   return fact(id, NOT_MEASURED);
 }
 
+/**
+ * A session in acceptEdits that writes an ordinary file, a skill and an agent file (the
+ * x-ray's skills-write, chapter 9's own-skills): which went through unasked. The answer to
+ * each write says: no is_error, written; an is_error about permission, held for a yes that
+ * nobody can give here (print mode, an unattended run). A folder written twice with two
+ * outcomes shows both.
+ */
+function ownFolderWrites(all: Analysed[]): Fact {
+  const place = (p: string) => (/(?:^|\/)\.claude\/skills\//.test(p) ? '.claude/skills' : /(?:^|\/)\.claude\/agents\//.test(p) ? '.claude/agents' : 'an ordinary file');
+  for (const a of all) {
+    if (a.trace.case !== 'skills') continue;
+    const seen = new Map<string, Set<string>>();
+    for (const conv of a.convs) {
+      for (const call of [...callsNamed(conv, 'write_file'), ...callsNamed(conv, 'edit_file')]) {
+        const file = call.input.file_path ?? call.input.path;
+        const r = resultOf(call);
+        if (typeof file !== 'string' || r === undefined) continue;
+        const outcome = !r.isError ? 'written unasked' : /permission|approved in advance/i.test(r.text) ? 'held for a yes' : 'an error';
+        seen.set(place(file), (seen.get(place(file)) ?? new Set()).add(outcome));
+      }
+    }
+    if (!seen.has('.claude/skills')) continue;
+    const value = ['an ordinary file', '.claude/skills', '.claude/agents'].filter((p) => seen.has(p)).map((p) => `${p}: ${[...seen.get(p)!].sort().join(' / ')}`).join(' · ');
+    return fact('skills.own-folder', value, a.trace);
+  }
+  return fact('skills.own-folder', NOT_MEASURED);
+}
+
 // ---------------------------------------------------------------------------
 // Worktrees: the wire says where a sub-agent was told it works; the disk (trace.repo, read
 // after the run) says what was kept.
@@ -1094,7 +1123,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), folderReach('agents.folders', all),
+    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), ownFolderWrites(all), folderReach('agents.folders', all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);

@@ -33,6 +33,7 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
 export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: readonly XrayCase[] }[] = [
   { chapter: 9, scenario: 'precedence', cases: ['skills'] },
   { chapter: 9, scenario: 'subfolder', cases: ['skills'] },
+  { chapter: 9, scenario: 'own-skills', cases: ['skills'] },
   // Out of order: its sub-agents report inline, and the framing fact takes the latest such run (chapter 13's).
   { chapter: 14, scenario: 'subfolder', cases: ['skills'] },
   { chapter: 11, scenario: 'context', cases: ['delegate'] },
