@@ -329,9 +329,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   if ('requests' in exp) {
     const r = exp.requests;
     const n = requestsOf(events, r.track).length;
-    if (r.count !== undefined && n !== r.count) return `${r.track} sent ${n} requests, expected ${r.count}`;
-    if (r.min !== undefined && n < r.min) return `${r.track} sent ${n} requests, expected at least ${r.min}`;
-    if (r.max !== undefined && n > r.max) return `${r.track} sent ${n} requests, expected at most ${r.max}`;
+    const sent = `${r.track} sent ${n} request${n === 1 ? '' : 's'}`;
+    if (r.count !== undefined && n !== r.count) return `${sent}, expected ${r.count}`;
+    if (r.min !== undefined && n < r.min) return `${sent}, expected at least ${r.min}`;
+    if (r.max !== undefined && n > r.max) return `${sent}, expected at most ${r.max}`;
     if (r.counted !== undefined) {
       const counted = [...measuredRequests(events).values()].filter((m) => m?.track === r.track).length;
       if (counted !== r.counted) return `${counted} count_tokens request${counted === 1 ? '' : 's'} measured ${r.track}'s requests, expected ${r.counted}`;
