@@ -69,6 +69,8 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     const argv = (o.scenario.argv ?? []).filter((a) => a !== '-p' && a !== '--print');
     console.log(`REPL: chapter ${o.chapter.n} (${o.chapter.title}) against the scripted model of ${o.scenario.file}`);
     console.log(`the scenario's prompts: ${o.scenario.prompts.map((p) => JSON.stringify(p)).join(', ')}`);
+    // The flags change what the session does (--plan, a permission mode): say them, as a demo run does.
+    if (argv.length > 0) console.log(`the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`);
     console.log('/clear starts a new conversation, /exit or Ctrl-D quits');
     async function* typed(): AsyncGenerator<string> {
       while (true) {
