@@ -24,7 +24,9 @@ function chapterOrThrow(n: number): Chapter {
 }
 
 export function exerciseHeader(ch: Chapter, file: string, dir: string): string {
-  return `// EXERCISE for chapter ${ch.n} (${ch.slug}), generated from src/agent/${file}. Fill in the TODOs; check with: node steps/run.mjs ${ch.n} --check ${dir}`;
+  // Quoted as a shell reads it back, so that the command can be pasted as it is.
+  const word = /^[\w./:@+-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", "'\\''")}'`;
+  return `// EXERCISE for chapter ${ch.n} (${ch.slug}), generated from src/agent/${file}. Fill in the TODOs; check with: node steps/run.mjs ${ch.n} --check ${word}`;
 }
 
 /**
