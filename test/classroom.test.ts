@@ -202,7 +202,7 @@ it.concurrent("an agent that goes off the scenario's script is told so in a lear
 // the parent, told of its sub-agent's end, asked once more. What went wrong is named; the
 // agent's own line that only repeats the mock's refusal is not shown a third time.
 it.concurrent('off the script after a missing behaviour: that behaviour is named, the refusal said once', async () => {
-  const r = await checkHalfDone([['worktree.ts', "    if (!made.ok) {\n      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!);\n      if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name\n      throw new Error(`git could not make the branch ${branch}: ${made.err}`);\n    }\n", '    if (!made.ok) continue;\n']], '16-worktree-isolation', ['--case', 'branch-blocked']);
+  const r = await checkHalfDone([['worktree.ts', "    if (!made.ok) {\n      const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!, hooks);\n      if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name\n      throw new Error(`git could not make the branch ${branch}: ${made.err}`);\n    }\n", '    if (!made.ok) continue;\n']], '16-worktree-isolation', ['--case', 'branch-blocked']);
   expect(r.code).toBe(1);
   expect(r.out).toContain('\n  the agent went off the script: "main" got more requests than a right solution sends (the scenario scripts 3)\n');
   expect(r.out).toContain("\n  first expectation not met: the call fails with git's reason for the branch\n  hint: createWorktree: when git branch fails");
@@ -374,6 +374,14 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('(resumed session yesterday: 2 messages)');
     expect(r.out).toContain('The codename is BLUEBIRD.');
+  });
+
+  it("says the flags the scenario starts the agent with: chapter 10's REPL is in plan mode, and a refused edit is no surprise", async () => {
+    const r = await runInProcess(['10', '--repl'], { input: '' });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('\nthe agent is started with the flags: --plan\n');
+    const plain = await runInProcess(['9', '--repl'], { input: '' });
+    expect(plain.out).not.toContain('started with the flags');
   });
 
   it('before chapter 4 there is no REPL: one line, exit 2', async () => {

@@ -525,6 +525,8 @@ describe('exercises', () => {
     );
     expect(main).toContain("export function run(): string {\n  // TODO(run-better): Greet twice.\n  throw new Error('TODO(run-better): not implemented yet');\n}\n");
     expect((await exerciseFiles(root, 3))[0]?.content.split('\n')[0]).toMatch(/--check exercises\/03-system-prompt$/);
+    // A folder a shell would split or read otherwise is quoted, so the command can be pasted as it is.
+    expect((await exerciseFiles(root, 2, "my ex/it's"))[0]?.content.split('\n')[0]).toMatch(/--check 'my ex\/it'\\''s'$/);
     expect(await hintsFor(root, 2)).toEqual([{ file: 'main.ts', name: 'run-better', hints: ['Greet twice.'], line: 12 }]);
     expect(await hintsFor(root, 3)).toEqual([]);
   });

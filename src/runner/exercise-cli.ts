@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { chapterDir, WRITTEN_CHAPTERS, type Chapter } from '../chapters.ts';
-import { exerciseFiles, hintsFor } from '../tooling/exercise.ts';
+import { exerciseFiles, hintsFor, shellWord } from '../tooling/exercise.ts';
 import { SHORTCUTS } from '../tooling/shortcuts.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
@@ -30,11 +30,6 @@ export function defaultExerciseDir(ch: Chapter, within = EXERCISES): string {
 function display(dir: string): string {
   const rel = path.relative(process.cwd(), dir);
   return rel === '' ? '.' : rel.startsWith('..') ? dir : rel;
-}
-
-/** A word as a shell reads it back: quoted when it holds anything but plain path characters. */
-function shellWord(word: string): string {
-  return /^[\w./:@+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** `node steps/run.mjs ARGS` as the learner can paste it where they stand (the script's path from there). */

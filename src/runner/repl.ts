@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { printable } from './transcript.ts';
+import { printable, startedWith } from './transcript.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
 
@@ -70,7 +70,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     console.log(`REPL: chapter ${o.chapter.n} (${o.chapter.title}) against the scripted model of ${o.scenario.file}`);
     console.log(`the scenario's prompts: ${o.scenario.prompts.map((p) => JSON.stringify(p)).join(', ')}`);
     // The flags change what the session does (--plan, a permission mode): say them, as a demo run does.
-    if (argv.length > 0) console.log(`the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`);
+    if (argv.length > 0) console.log(startedWith(argv));
     console.log('/clear starts a new conversation, /exit or Ctrl-D quits');
     async function* typed(): AsyncGenerator<string> {
       while (true) {

@@ -225,7 +225,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   };
   const who = (track: string) => (track === 'main' ? c.bold.cyan('main') : c.bold.magenta(track));
   const argv = opts.scenario?.argv ?? [];
-  if (argv.length > 0) lines.push(c.dim(`(the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')})`));
+  if (argv.length > 0) lines.push(c.dim(`(${startedWith(argv)})`));
   const prompts = opts.scenario?.prompts ?? [];
   let nextPrompt = 0;
   const unasked = [...(opts.asked ?? [])];
@@ -454,4 +454,9 @@ export function usageTable(events: MockEvent[], color: ChalkInstance): string[] 
   const out = [color.dim(`${'track'.padEnd(14)}${pad('calls', 6)}${pad('input', 9)}${pad('c.write', 9)}${pad('c.read', 9)}${pad('output', 8)}`)];
   for (const [track, r] of rows) out.push(`${track.padEnd(14)}${pad(r.calls, 6)}${pad(r.input, 9)}${pad(r.write, 9)}${pad(r.read, 9)}${pad(r.output, 8)}`);
   return out;
+}
+
+/** The flags a scenario starts the agent with (--plan, a permission mode), in words: they change what the session does. */
+export function startedWith(argv: readonly string[]): string {
+  return `the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
 }

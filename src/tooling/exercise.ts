@@ -23,10 +23,13 @@ function chapterOrThrow(n: number): Chapter {
   return ch;
 }
 
+/** One word of a command as a POSIX shell reads it back: a command shown to a learner can be pasted as it is. */
+export function shellWord(word: string): string {
+  return /^[\w./:@+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 export function exerciseHeader(ch: Chapter, file: string, dir: string): string {
-  // Quoted as a shell reads it back, so that the command can be pasted as it is.
-  const word = /^[\w./:@+-]+$/.test(dir) ? dir : `'${dir.replaceAll("'", "'\\''")}'`;
-  return `// EXERCISE for chapter ${ch.n} (${ch.slug}), generated from src/agent/${file}. Fill in the TODOs; check with: node steps/run.mjs ${ch.n} --check ${word}`;
+  return `// EXERCISE for chapter ${ch.n} (${ch.slug}), generated from src/agent/${file}. Fill in the TODOs; check with: node steps/run.mjs ${ch.n} --check ${shellWord(dir)}`;
 }
 
 /**

@@ -1,0 +1,32 @@
+// What a failing expectation says about what really happened: the detail `--check` and a demo
+// print under a ✖ line, worded for a person (counts with their nouns in the right number).
+
+import { it, expect } from 'vitest';
+import path from 'node:path';
+import { parseScenario } from '../src/mock/index.ts';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
+
+it("a requests check that fails says how many the track sent: '1 request', '2 requests'", async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'counts', prompts: ['Say hello.', 'Again.'],
+    tracks: { main: { turns: [{ text: 'Hello.' }, { text: 'Hello again.' }] } },
+    expect: [
+      { name: 'exactly one', requests: { track: 'main', count: 1 } },
+      { name: 'at most one', requests: { track: 'main', max: 1 } },
+      { name: 'at least three', requests: { track: 'main', min: 3 } },
+    ],
+  }), 'counts.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '04-cli-sessions'), scenario, latencyScale: 0 });
+  expect(r.expectations.map((e) => [e.name, e.detail])).toEqual([
+    ['exactly one', 'main sent 2 requests, expected 1'],
+    ['at most one', 'main sent 2 requests, expected at most 1'],
+    ['at least three', 'main sent 2 requests, expected at least 3'],
+  ]);
+  const one = parseScenario(JSON.stringify({
+    title: 'one', prompts: ['Say hello.'], tracks: { main: { turns: [{ text: 'Hello.' }] } },
+    expect: [{ name: 'two', requests: { track: 'main', count: 2 } }],
+  }), 'one.json');
+  const single = await runChapter({ codeDir: path.join(ROOT, 'steps', '04-cli-sessions'), scenario: one, latencyScale: 0 });
+  expect(single.expectations[0]!.detail).toBe('main sent 1 request, expected 2');
+});
