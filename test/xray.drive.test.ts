@@ -208,6 +208,14 @@ describe.concurrent('a client that never asks the mock', () => {
     const r = await driveCase({ bin, version: '9.9.9', name: 'skills', parentEnv: process.env, timeoutMs: 30_000 });
     expect(r.exitCode).toBe(0);
     expect(r.problems).toEqual([`skills: ${bin} never asked the mock for the main conversation (0 requests in all): it ran none of the case`]);
+    // The table measures nothing from such a run, and still names the version it drove.
+    const shown = io(process.env);
+    expect(await runXray(['skills', '--claude', bin], shown.io)).toBe(1);
+    const table = shown.out.join('\n');
+    expect(table).toMatch(/│ Claude Code 9\.9\.9 +│ same\?/);
+    expect(table).not.toContain('neither reached the model');
+    expect(table).not.toContain('reads none of them');
+    expect(table).toContain('0 of 0 measured facts the same');
     const root = mkdtempSync(path.join(scratch, 'facts-root-'));
     mkdirSync(path.join(root, 'xray'));
     writeFileSync(path.join(root, 'xray', 'facts-9.9.9.json'), '{"measured": true}\n');

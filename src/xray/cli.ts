@@ -128,9 +128,10 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   const problems = results.flatMap((r) => r.problems);
 
   // The facts: Claude Code's from these runs, the series' from the chapters' own runs of
-  // the same moves, through the same analysis.
+  // the same moves, through the same analysis. A run with a problem measured nothing to
+  // trust (a client that never asked, a request refused): its facts read "not measured".
   const chapters = [...new Set(SERIES_RUNS.filter((s) => s.cases.some((c) => cases.includes(c))).map((s) => s.chapter))];
-  const rows: FactRow[] = await factRows(results.map((r) => r.trace), { chapters });
+  const rows: FactRow[] = await factRows(results.filter((r) => r.problems.length === 0).map((r) => r.trace), { chapters });
   const factProblems = args.check ? factsDisagreeing(rows, cases) : [];
 
   if (args.json) {
@@ -147,7 +148,7 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
     }, null, 2));
   } else {
     io.out('');
-    for (const l of renderFactTable(rows, c, Math.max(100, Math.min(io.width ?? 118, 160)))) io.out(l);
+    for (const l of renderFactTable(rows, c, Math.max(100, Math.min(io.width ?? 118, 160)), version)) io.out(l);
     io.out('');
     io.out(c.bold('Accepted without being modelled') + c.dim(' (fields the mock took on trust; requests carrying each):'));
     io.out(unmodelled.length === 0 ? '  (none)' : `  ${unmodelled.map((u) => `${u.field} ×${u.requests}`).join(', ')}`);

@@ -159,10 +159,10 @@ const identity = (s: string): string => s;
 
 /**
  * The table: fact · this series (chapter N) · Claude Code VERSION · same?. Cells wrap;
- * a cell the run did not measure says so. Plain text unless a colour is given.
+ * a cell the run did not measure says so. Plain text unless a colour is given. The version
+ * is the binary's own when the caller knows it (no fact may have been measured at all).
  */
-export function renderFactTable(rows: FactRow[], color?: ChalkInstance, width = 118): string[] {
-  const version = rowsVersion(rows) ?? '?';
+export function renderFactTable(rows: FactRow[], color?: ChalkInstance, width = 118, version = rowsVersion(rows) ?? '?'): string[] {
   const same = { w: 5 };
   const fact = { w: 26 };
   const cell = Math.max(20, Math.floor((width - fact.w - same.w - 9) / 2));
