@@ -30,3 +30,22 @@ it("a requests check that fails says how many the track sent: '1 request', '2 re
   const single = await runChapter({ codeDir: path.join(ROOT, 'steps', '04-cli-sessions'), scenario: one, latencyScale: 0 });
   expect(single.expectations[0]!.detail).toBe('main sent 1 request, expected 2');
 });
+
+it('a ledger check that names a track nobody answered fails, saying so: its usage cannot be in the ledger', async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'idle track', prompts: ['Say hello.'],
+    tracks: {
+      main: { turns: [{ text: 'Hello.' }] },
+      helper: { match: { first_user: 'a task for the helper' }, turns: [{ text: 'Helped.' }] },
+    },
+    expect: [
+      { name: 'with the helper', ledger: { tracks: ['main', 'helper'] } },
+      { name: 'main alone', ledger: { tracks: ['main'] } },
+    ],
+  }), 'idle.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '08-prompt-caching'), scenario, latencyScale: 0 });
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['with the helper', false, 'helper was never answered: there is no usage of it to add up'],
+    ['main alone', true, 'ok'],
+  ]);
+});

@@ -463,6 +463,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (!line) return 'the agent printed no "ledger:" line';
     const tracks = exp.ledger.tracks;
     const responses = events.filter((e): e is ResponseEvent => e.type === 'response' && e.track !== null && (!tracks || tracks.includes(e.track)));
+    // A track named here must have spent something: "the sub-agent's usage is in the ledger"
+    // is no behaviour at all when no sub-agent ever ran.
+    const idle = tracks?.find((t) => !responses.some((r) => r.track === t));
+    if (idle) return `${idle} was never answered: there is no usage of it to add up`;
     const sum = (f: (r: ResponseEvent) => number) => responses.reduce((a, r) => a + f(r), 0);
     const expected = `ledger: calls=${responses.length} input=${sum((r) => r.usage.input_tokens)} output=${sum((r) => r.usage.output_tokens)} ` +
       `cache_write=${sum((r) => r.usage.cache_creation_input_tokens)} cache_read=${sum((r) => r.usage.cache_read_input_tokens)}`;
