@@ -110,3 +110,13 @@ it('control characters and bidi overrides in what the agent sent are shown as es
   expect(you).toBe('you ▸ Say \\u001b[31mred\\u001b[0m and \\u202eevil\\u202c.');
   expect(lines.join('\n')).not.toMatch(/[\u001b\u202e]/);
 });
+
+it('--trace: each request line says how many messages it carries and what the last one holds, block by block', async () => {
+  const ch = findChapter(1)!;
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/01-agent-loop/two-calls.json'));
+  const result = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  const requests = renderTranscript(result.events, { color: new Chalk({ level: 0 }), trace: true }).filter((l) => l.includes('→ request #'));
+  expect(requests).toHaveLength(2);
+  expect(requests[0]).toContain(', 1 message (the last: user, text), ');
+  expect(requests[1]).toContain(', 3 messages (the last: user, tool_result ×2), ');
+});

@@ -276,10 +276,10 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       }
       if (opts.trace) {
         for (const line of counts.before.get(e.seq) ?? []) say(e.track, c.gray(line));
-        const messages = (e.body.messages as unknown[] | undefined)?.length ?? 0;
+        const messages = Array.isArray(e.body.messages) ? e.body.messages : [];
         const bps = e.breakpoints.map((b) => `${b.where}${b.ttl === '1h' ? ' (1h)' : ''}`).join(', ') || 'none';
         say(e.track, c.gray(`  → request #${e.seq} ${e.model}${e.stream ? ' stream' : ''}: system ${e.system_text.length} chars, ` +
-          `tools [${e.tool_names.join(', ')}], ${messages} messages, breakpoints: ${bps}`));
+          `tools [${e.tool_names.join(', ')}], ${messages.length} message${messages.length === 1 ? '' : 's'}${lastMessageShape(messages.at(-1))}, breakpoints: ${bps}`));
         const fork = forkBytes.get(e.seq);
         if (fork) say(e.track, c.gray(`  ≡ ${fork}`));
       }
@@ -459,4 +459,18 @@ export function usageTable(events: MockEvent[], color: ChalkInstance): string[] 
 /** The flags a scenario starts the agent with (--plan, a permission mode), in words: they change what the session does. */
 export function startedWith(argv: readonly string[]): string {
   return `the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
+}
+
+/** What the last message of a request holds, by block type in order: " (the last: user, tool_result ×2)". */
+function lastMessageShape(message: unknown): string {
+  if (typeof message !== 'object' || message === null) return '';
+  const { role, content } = message as { role?: unknown; content?: unknown };
+  const kinds: [string, number][] = [];
+  for (const block of typeof content === 'string' ? [{ type: 'text' }] : Array.isArray(content) ? content : []) {
+    const type = typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string' ? (block as { type: string }).type : '?';
+    const run = kinds.at(-1);
+    if (run && run[0] === type) run[1]++;
+    else kinds.push([type, 1]);
+  }
+  return ` (the last: ${String(role)}, ${kinds.map(([t, n]) => (n > 1 ? `${t} ×${n}` : t)).join(', ') || 'empty'})`;
 }
