@@ -557,8 +557,12 @@ export function installExitHandlers(): void {
       // A run interrupted goes on while cleanup runs, and its workspace disappears under it:
       // what it would print now (failures that are only the removal's, a report, "kept at" a
       // folder being removed) is not its result. So while folders are being removed, nothing
-      // more is written. (A command with none, the mock server, still says its goodbye.)
-      if (registry.paths.size > 0) for (const stream of [process.stdout, process.stderr]) stream.write = () => true;
+      // more is written, but for one line that says what is happening. (A command with none,
+      // the mock server, still says its goodbye.)
+      if (registry.paths.size > 0) {
+        try { process.stderr.write(`\n${signal === 'SIGINT' ? 'interrupted' : `stopped (${signal})`}: the run is stopped and its temporary folder removed\n`); } catch { /* nobody reads stderr */ }
+        for (const stream of [process.stdout, process.stderr]) stream.write = () => true;
+      }
       void cleanupNow().finally(() => exitProcess(128 + n));
     });
   }
