@@ -365,10 +365,14 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: When input.isolation (or the type's own isolation) is "worktree": createWorktree from the
   //! hint: parent's cwd on branchFor(the description), keep it in config.worktree, point config.cwd at
   //! hint: its cwd (tools, shell and the workspace check all follow config.cwd), and append
-  //! hint: worktreeSection to the system prompt. Any other isolation is refused, naming it.
+  //! hint: worktreeSection to the system prompt. Any other isolation is refused, naming it. In plan mode
+  //! hint: (config.permissions.mode) make none: the sub-agent cannot write, so it reads where its parent does.
   const isolation = input.isolation ?? type.isolation;
   if (isolation !== undefined && isolation !== 'worktree') throw new Error(`isolation must be "worktree" or left out, not ${JSON.stringify(isolation)}`);
-  if (isolation === 'worktree') {
+  // Plan mode is read-only, and so is every sub-agent it starts: a worktree would be made only
+  // to be removed unchanged, a branch and a folder outside the workspace, and git's checkout
+  // hook run, for nothing. None is made; the sub-agent reads where its parent does.
+  if (isolation === 'worktree' && config.permissions.mode !== 'plan') {
     config.worktree = await createWorktree(parent.cwd, branchFor(typeof input.description === 'string' ? input.description : typeName));
     config.cwd = config.worktree.cwd;   // its tools, its shell, its workspace at the gate: that folder
     config.system = `${config.system}\n\n${worktreeSection(config.worktree)}`;

@@ -774,6 +774,9 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '',
     breaks: '-p prints the main agent\'s last answer, given once its background agents have reported' },
   // Chapter 16 · worktree isolation
+  { id: 'worktree-in-plan-mode', chapter: 16, caughtBy: 'plan', file: 'subagent.ts',
+    find: "if (isolation === 'worktree' && config.permissions.mode !== 'plan') {", replace: "if (isolation === 'worktree') {",
+    breaks: 'in plan mode an isolated call makes no worktree: the sub-agent only reads, where its parent does' },
   { id: 'worktree-fills-someones-folder', chapter: 16, caughtBy: 'folder-taken', file: 'worktree.ts',
     find: "    if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete\n",
     replace: '',
