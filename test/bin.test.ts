@@ -139,8 +139,12 @@ const withoutTerminal = noTerminal();
 /** `text` as one word for sh. */
 const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
-it.skipIf(withoutTerminal !== undefined)(`the permission question shows control characters and bidi overrides in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
-  const command = 'echo hi # \u001b[2K\u001b[1Gharmless \u202eevil';
+/**
+ * Chapter 6's bin.ts in a terminal (script(1)) with `-p "Run it."`, against a model that asks
+ * to run `command`; `typed` goes to the terminal once the question is on it. What the
+ * terminal showed, the question as shown, what the model was last sent, and the exit status.
+ */
+async function askedInTerminal(command: string, typed: string) {
   const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks: { main: { turns: [
     { tool_calls: [{ name: 'run_shell', input: { command } }] },
     { text: 'Not run.' },
@@ -164,9 +168,9 @@ it.skipIf(withoutTerminal !== undefined)(`the permission question shows control 
     child.stdout.setEncoding('utf8');   // a character split between two reads stays whole
     child.stdout.on('data', (d: string) => {
       out += d;
-      // "n" and Enter, typed once the question is there: readline drops a line typed before
-      // anything asks for one, and the session would wait for an answer that never comes.
-      if (!child.stdin.writableEnded && out.includes('[y/N]')) child.stdin.end('n\r');
+      // Typed once the question is there: readline drops a line typed before anything asks
+      // for one, and the session would wait for an answer that never comes.
+      if (!child.stdin.writableEnded && out.includes('[y/N]')) child.stdin.end(typed);
     });
     child.stderr.on('data', (d) => { out += String(d); });
     // Should the question never come, the wait ends here, with what the terminal got to show.
@@ -175,18 +179,28 @@ it.skipIf(withoutTerminal !== undefined)(`the permission question shows control 
       child.on('error', reject);
       child.on('close', resolve);
     }).finally(() => clearTimeout(late));
-
-    const question = /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1];
-    expect(question, JSON.stringify(out)).toBeDefined();
-    expect(question, `raw bytes in the question: ${JSON.stringify(question)}`).not.toMatch(/[\u001b\u202e]/);
-    expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil');
-    // The "n" typed at the terminal was read: the model was told the user said no.
     const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
-    expect(sent.at(-1), JSON.stringify(out)).toContain('the user denied this call');
-    expect(code, JSON.stringify(out)).toBe(0);
+    return { out, question: /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1], lastSent: sent.at(-1), code };
   } finally {
     await mock.close();
     rmSync(work, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+it.skipIf(withoutTerminal !== undefined)(`the permission question shows control characters and bidi overrides in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const { out, question, lastSent, code } = await askedInTerminal('echo hi # \u001b[2K\u001b[1Gharmless \u202eevil', 'n\r');
+  expect(question, JSON.stringify(out)).toBeDefined();
+  expect(question, `raw bytes in the question: ${JSON.stringify(question)}`).not.toMatch(/[\u001b\u202e]/);
+  expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil');
+  // The "n" typed at the terminal was read: the model was told the user said no.
+  expect(lastSent, JSON.stringify(out)).toContain('the user denied this call');
+  expect(code, JSON.stringify(out)).toBe(0);
+});
+
+it.skipIf(withoutTerminal !== undefined)(`a question the input ends on (Ctrl-D) is answered no, and the terminal says so${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const { out, lastSent, code } = await askedInTerminal('npm test', '\u0004');
+  expect(out).toContain('(no answer: the input is closed)');
+  expect(lastSent, JSON.stringify(out)).toContain('the user denied this call');
+  expect(code, JSON.stringify(out)).toBe(0);
 });

@@ -408,6 +408,21 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
+  it('a question asked after the input ended is answered no, and says so', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'classroom-closed-'));
+    try {
+      const file = path.join(dir, 'closed.json');
+      writeFileSync(file, JSON.stringify({
+        title: 'nobody left to answer', prompts: ['Run the tests.'],
+        tracks: { main: { turns: [{ tool_calls: [{ name: 'run_shell', input: { command: 'npm test' } }] }, { text: 'Not run.' }] } },
+      }));
+      const r = await runInProcess(['6', '--repl', '--scenario', file], { input: 'Run the tests.\n' });
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain('Allow run: npm test? [y/N] (no answer: the input is closed)\n');
+      expect(r.out).toContain('denied');
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
   it('a prompt that failed is not left in the saved session', async () => {
     const base = await loadScenarioFile(path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'));
     const scenario = {

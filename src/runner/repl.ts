@@ -97,7 +97,12 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         },
       },
       platform: SCRIPTED_PLATFORM,
-      ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `))?.trim() ?? ''),
+      ask: async (q: { tool: string; summary?: string }) => {
+        const answer = await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `);
+        // Asked after the input ended (Ctrl-D while background agents still ran): no is the answer, said.
+        if (answer === undefined) process.stdout.write('(no answer: the input is closed)\n');
+        return /^y(es)?$/i.test(answer?.trim() ?? '');
+      },
     });
   } finally {
     rl.close();
