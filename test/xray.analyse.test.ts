@@ -160,13 +160,29 @@ describe('a chapter broken on purpose flips its row', () => {
   const pinned = () => readFactsFile(factsFilePath(ROOT));
   const claude = (): Fact[] => Object.entries(pinned().facts).map(([id, f]) => ({ id, value: f.value }));
 
-  it("dropping the agent tool from fork children: chapter 12's tools row goes from same to different", async () => {
-    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'fork.tools')!;
+  // Each: a mutation of the catalogue, the chapter (and x-ray cases) whose runs it changes, the
+  // fact, and what the series then shows for it: the same as Claude Code before, not after.
+  it.each([
+    ["dropping the agent tool from fork children: chapter 12's tools row", 'fork-child-drops-agent-tool', 12, ['fork'], 'fork.tools',
+      'a different set, agent tool removed'],
+    ["a chapter 16 that keeps an unchanged worktree: its unchanged row", 'unchanged-worktree-kept', 16, undefined, 'worktree.unchanged',
+      'worktree kept · branch kept'],
+    ["skills read from the session's own folder only: chapter 9's folders row", 'skills-of-cwd-only', 9, undefined, 'skills.folders',
+      "reads the starting folder · not the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins"],
+    ["a .claude folder left unguarded: chapter 9's own-folder row", 'claude-folder-unguarded', 9, undefined, 'skills.own-folder',
+      'an ordinary file: written unasked · .claude/skills: written unasked · .claude/agents: written unasked'],
+    ["a follow-up that starts a fresh context: chapter 15's continued row", 'send-message-fresh-context', 15, ['continue'], 'report.continued',
+      'the call: ok · the agent goes on: in a fresh context · a notification follows: status "completed"'],
+    ["no cap by default: chapter 13's default-cap row", 'no-default-cap', 13, ['limits'], 'limits.default-cap',
+      'no limit met: all 21 calls of one message started'],
+    ["the root's agent file winning a name: chapter 14's folders row", 'root-agent-wins', 14, undefined, 'agents.folders',
+      "reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the root's wins"],
+  ] as const)('%s goes from same to different', async (_title, mutation, chapter, cases, id, broken) => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === id)!;
     expect(before.same).toBe(true);
-    const mutant = await withMutant(ROOT, findMutation('fork-child-drops-agent-tool'), (dir) => seriesTraces({ chapters: [12], cases: ['fork'], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'fork.tools')!;
-    expect(after.series.value).toBe('a different set, agent tool removed');
-    expect(after.same).toBe(false);
+    const mutant = await withMutant(ROOT, findMutation(mutation), (dir) => seriesTraces({ chapters: [chapter], ...(cases && { cases: [...cases] }), codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === id)!;
+    expect([after.series.value, after.same]).toEqual([broken, false]);
   });
 
   it("a chapter 15 whose launch waits for the report: its notice row goes from same to different", async () => {
@@ -179,50 +195,6 @@ describe('a chapter broken on purpose flips its row', () => {
     expect([notice.series.version, notice.series.value, notice.same]).toEqual(['chapter 15', 'nothing: the call waits for the report', false]);
     const later = rows.find((r) => r.id === 'report.notification')!;
     expect([later.series.version, later.series.value]).toEqual(['chapter 15', 'none: the report is the tool_result']);
-  });
-
-  it("a chapter 16 that keeps an unchanged worktree: its row goes from same to different", async () => {
-    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'worktree.unchanged')!;
-    expect(before.same).toBe(true);
-    const mutant = await withMutant(ROOT, findMutation('unchanged-worktree-kept'), (dir) => seriesTraces({ chapters: [16], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'worktree.unchanged')!;
-    expect([after.series.value, after.same]).toEqual(['worktree kept · branch kept', false]);
-  });
-
-  it("skills read from the session's own folder only: chapter 9's folders row goes from same to different", async () => {
-    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'skills.folders')!;
-    expect(before.same).toBe(true);
-    const mutant = await withMutant(ROOT, findMutation('skills-of-cwd-only'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.folders')!;
-    expect([after.series.value, after.same]).toEqual(["reads the starting folder · not the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins", false]);
-  });
-
-  it("a .claude folder left unguarded: chapter 9's own-folder row goes from same to different", async () => {
-    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'skills.own-folder')!;
-    expect(before.same).toBe(true);
-    const mutant = await withMutant(ROOT, findMutation('claude-folder-unguarded'), (dir) => seriesTraces({ chapters: [9], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'skills.own-folder')!;
-    expect([after.series.value, after.same]).toEqual(['an ordinary file: written unasked · .claude/skills: written unasked · .claude/agents: written unasked', false]);
-  });
-
-  it("a follow-up that starts a fresh context: chapter 15's continued row goes from same to different", async () => {
-    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'report.continued')!;
-    expect(before.same).toBe(true);
-    const mutant = await withMutant(ROOT, findMutation('send-message-fresh-context'), (dir) => seriesTraces({ chapters: [15], cases: ['continue'], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'report.continued')!;
-    expect([after.series.value, after.same]).toEqual(['the call: ok · the agent goes on: in a fresh context · a notification follows: status "completed"', false]);
-  });
-
-  it("no cap by default: chapter 13's default-cap row goes from same to different", async () => {
-    const mutant = await withMutant(ROOT, findMutation('no-default-cap'), (dir) => seriesTraces({ chapters: [13], cases: ['limits'], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'limits.default-cap')!;
-    expect([after.series.value, after.same]).toEqual(['no limit met: all 21 calls of one message started', false]);
-  });
-
-  it("the root's agent file winning a name: chapter 14's folders row goes from same to different", async () => {
-    const mutant = await withMutant(ROOT, findMutation('root-agent-wins'), (dir) => seriesTraces({ chapters: [14], codeDir: () => dir }));
-    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'agents.folders')!;
-    expect([after.series.value, after.same]).toEqual(["reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the root's wins", false]);
   });
 
   it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {
