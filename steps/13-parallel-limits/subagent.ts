@@ -89,8 +89,8 @@ export const agentTool: Tool = {
  */
 export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
   // exit_plan_mode asks the user to approve a plan; a sub-agent has no user of its own,
-  // so it never gets the tool (Claude Code 2.1.328's Explore and general-purpose lack it too:
-  // the x-ray's explore.tools and general.tools).
+  // so it never gets the tool (nor is it in the tools Claude Code 2.1.328 sends its Explore
+  // and general-purpose: the x-ray's explore.tools and general.tools).
   parentTools = parentTools.filter((t) => t.spec.name !== EXIT_PLAN_MODE);
   let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
   return mayNest ? granted : granted.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
