@@ -21,7 +21,7 @@ import { tracked } from './children.ts';
 import { makeProjectScratch } from './temp-guard.ts';
 import { refusedPort } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
-import { ROOT } from '../src/runner/scenarios.ts';
+import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 
 /** bin.ts run once in this process: its argv, `stdin` as its standard input, the mock as the API.
  *  A module runs once per process, so each run imports it under a name of its own (`run`). */
@@ -140,9 +140,34 @@ const withoutTerminal = noTerminal();
 const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 /**
- * Chapter 6's bin.ts in a terminal (script(1)) with `-p "Run it."`, against a model that asks
- * to run `command`; `typed` goes to the terminal once the question is on it. What the
- * terminal showed, the question as shown, what the model was last sent, and the exit status.
+ * `line` run by sh in a terminal (script(1)), in `cwd`; `typed` goes to the terminal once a
+ * permission question is on it. What the terminal showed, and the exit status.
+ */
+async function typedAtQuestion(line: string, cwd: string, env: NodeJS.ProcessEnv, typed: string): Promise<{ out: string; code: number | null }> {
+  // -e: script's exit status is the command's. /dev/null: no typescript file is kept.
+  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd, env: { ...process.env, SHELL: '/bin/sh', ...env } }), 'a command under script(1)');
+  let out = '';
+  child.stdout.setEncoding('utf8');   // a character split between two reads stays whole
+  child.stdout.on('data', (d: string) => {
+    out += d;
+    // Typed once the question is there: readline drops a line typed before anything asks
+    // for one, and the session would wait for an answer that never comes.
+    if (!child.stdin.writableEnded && out.includes('[y/N]')) child.stdin.end(typed);
+  });
+  child.stderr.on('data', (d) => { out += String(d); });
+  // Should the question never come, or the answer never be read, the wait ends here.
+  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  }).finally(() => clearTimeout(late));
+  return { out, code };
+}
+
+/**
+ * Chapter 6's bin.ts in a terminal with `-p "Run it."`, against a model that asks to run
+ * `command`: what the terminal showed, the question as shown, what the model was last sent,
+ * and the exit status.
  */
 async function askedInTerminal(command: string, typed: string) {
   const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks: { main: { turns: [
@@ -159,26 +184,7 @@ async function askedInTerminal(command: string, typed: string) {
     const bundle = path.join(scratch, 'bin.mjs');
     await build({ entryPoints: [path.join(ROOT, 'steps/06-permissions/bin.ts')], outfile: bundle, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'silent' });
     const line = [process.execPath, bundle, '-p', 'Run it.'].map(quoted).join(' ');
-    // -e: script's exit status is bin.ts's. /dev/null: no typescript file is kept.
-    const child = tracked(spawn('script', ['-qec', line, '/dev/null'], {
-      cwd: work,
-      env: { ...process.env, SHELL: '/bin/sh', HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url },
-    }), 'bin.ts under script(1)');
-    let out = '';
-    child.stdout.setEncoding('utf8');   // a character split between two reads stays whole
-    child.stdout.on('data', (d: string) => {
-      out += d;
-      // Typed once the question is there: readline drops a line typed before anything asks
-      // for one, and the session would wait for an answer that never comes.
-      if (!child.stdin.writableEnded && out.includes('[y/N]')) child.stdin.end(typed);
-    });
-    child.stderr.on('data', (d) => { out += String(d); });
-    // Should the question never come, the wait ends here, with what the terminal got to show.
-    const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    }).finally(() => clearTimeout(late));
+    const { out, code } = await typedAtQuestion(line, work, { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, typed);
     const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
     return { out, question: /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1], lastSent: sent.at(-1), code };
   } finally {
@@ -198,9 +204,61 @@ it.skipIf(withoutTerminal !== undefined)(`the permission question shows control 
   expect(code, JSON.stringify(out)).toBe(0);
 });
 
-it.skipIf(withoutTerminal !== undefined)(`a question the input ends on (Ctrl-D) is answered no, and the terminal says so${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+it.skipIf(withoutTerminal !== undefined)(`a question the input ends on (Ctrl-D) is refused as one nobody can answer, and the terminal says so${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
   const { out, lastSent, code } = await askedInTerminal('npm test', '\u0004');
   expect(out).toContain('(no answer: the input is closed)');
-  expect(lastSent, JSON.stringify(out)).toContain('the user denied this call');
+  // The model is told the truth: nobody said no; nobody can answer any more.
+  expect(lastSent, JSON.stringify(out)).toContain("run_shell needs the user's permission and nobody can be asked here");
+  expect(lastSent).not.toContain('the user denied this call');
   expect(code, JSON.stringify(out)).toBe(0);
+});
+
+it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-D at a question ends the waiting; every call that needs a yes is refused as nobody can answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const mock = await startMock({ latencyScale: 0, scenario: await loadScenarioFile(path.join(ROOT, 'scenarios/06-permissions/demo.json')) });
+  try {
+    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '6', '--live'].map(quoted).join(' ');
+    const { out, code } = await typedAtQuestion(line, ROOT, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, '\u0004');
+    expect(code, JSON.stringify(out)).toBe(0);
+    expect(out).toContain('(no answer: the input is closed)');
+    const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body)).join('');
+    expect(sent).toContain("write_file needs the user's permission and nobody can be asked here");
+    expect(sent).not.toContain('the user denied this call');
+  } finally {
+    await mock.close();
+  }
+});
+
+it.skipIf(withoutTerminal !== undefined)(`a long session at a terminal: prompt after prompt, no listener piles up (Node warns past ten)${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const work = mkdtempSync(path.join(tmpdir(), 'bin-tty-many-'));
+  const scratch = makeProjectScratch(ROOT, 'bin-tty-many-');
+  try {
+    mkdirSync(path.join(work, 'home'));
+    const bundle = path.join(scratch, 'bin.mjs');
+    await build({ entryPoints: [path.join(ROOT, 'steps/04-cli-sessions/bin.ts')], outfile: bundle, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'silent' });
+    // /clear needs no model: twelve prompts answered at once, then Ctrl-D.
+    const child = tracked(spawn('script', ['-qec', [process.execPath, bundle].map(quoted).join(' '), '/dev/null'], {
+      cwd: work, env: { ...process.env, SHELL: '/bin/sh', HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await refusedPort()}` },
+    }), 'bin.ts under script(1), many prompts');
+    let out = '';
+    let prompts = 0;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      out += d;
+      const seen = out.split('you ▸').length - 1;
+      if (seen > prompts && !child.stdin.writableEnded) {
+        prompts = seen;
+        if (prompts <= 12) child.stdin.write('/clear\r');
+        else child.stdin.end('\u0004');
+      }
+    });
+    child.stderr.on('data', (d) => { out += String(d); });
+    const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => clearTimeout(late));
+    expect(prompts, JSON.stringify(out)).toBe(13);
+    expect(out).not.toContain('MaxListenersExceededWarning');
+    expect(code, JSON.stringify(out)).toBe(0);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });

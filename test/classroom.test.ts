@@ -408,7 +408,7 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
-  it('a question asked after the input ended is answered no, and says so', async () => {
+  it('a question asked after the input ended is refused as one nobody can answer, and says so', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'classroom-closed-'));
     try {
       const file = path.join(dir, 'closed.json');
@@ -419,7 +419,7 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
       const r = await runInProcess(['6', '--repl', '--scenario', file], { input: 'Run the tests.\n' });
       expect(r.code, r.err).toBe(0);
       expect(r.out).toContain('Allow run: npm test? [y/N] (no answer: the input is closed)\n');
-      expect(r.out).toContain('denied');
+      expect(r.out).toContain("denied: run_shell needs the user's permission and nobody can be asked here");
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 

@@ -60,7 +60,7 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   //! hint: First the two refusals that ignore the mode: a path outside config.cwd, a DANGEROUS_COMMANDS match.
   //! hint: Then by mode: bypassPermissions allows all; reads are free; plan refuses edits and shell;
   //! hint: acceptEdits allows edits, except in a guarded folder (guardedFolder: git's own); everything else asks
-  //! hint: config.permissions.ask (none: refuse). The checks read the reasons: say "<what outsideWorkspace
+  //! hint: config.permissions.ask (none, or no answer: refuse). The checks read the reasons: say "<what outsideWorkspace
   //! hint: returned> is outside the workspace", "never allowed", "plan mode is read-only", "nobody can be asked"
   //! hint: (for an edit in a guarded folder, name the folder as guardedFolder does), "the user denied".
   const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
@@ -81,10 +81,11 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   if (config.permissions.preApproved?.includes(tool) && !guarded) return { allow: true };
   //<
   if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
-  if (!ask) {
+  // Nobody to ask (a pipe, a script), or nobody answered (the input ended): no yes, and the model is told why.
+  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input) }) : undefined;
+  if (yes === undefined) {
     return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }
-  const yes = await ask({ tool, input, summary: summarise(tool, input) });
   return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
   //<
 }

@@ -39,8 +39,9 @@ export interface AgentHost {
   platform: string;
   //<
   //> 6 host-ask
-  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
-  ask?(question: PermissionQuestion): Promise<boolean>;
+  /** Answers a permission question: true = allow. Absent, or an answer of undefined (the input
+   *  ended first): nobody to ask, so the call is refused. */
+  ask?(question: PermissionQuestion): Promise<boolean | undefined>;
   //<
 }
 
@@ -139,8 +140,9 @@ export interface PermissionQuestion {
 /** The session's permission settings; sub-agents share the parent's. */
 export interface Permissions {
   mode: PermissionMode;
-  /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused. */
-  ask?: (question: PermissionQuestion) => Promise<boolean>;
+  /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is
+   *  one whose question got no answer (undefined: the input ended before one came). */
+  ask?: (question: PermissionQuestion) => Promise<boolean | undefined>;
   //> 9 permissions-pre-approved
   /** Tools the running skill's allowed-tools pre-approve: no question for them. Reset on every prompt. */
   preApproved?: string[];

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { printable } from './transcript.ts';
+import { permissionAnswer, printable } from './transcript.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
 import { originOf, watchNetwork } from './wire.ts';
@@ -131,6 +131,8 @@ export async function runLive(o: LiveOptions): Promise<number> {
     const model = o.model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL;
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
     const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+    // The input's end (Ctrl-D): a question still waiting would otherwise wait for ever.
+    const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
     console.log(`Live: chapter ${o.chapter.n} in ${cwd}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
     try {
       await mod.runSession(o.prompt !== undefined ? [o.prompt] : o.scenario.prompts, {
@@ -140,7 +142,8 @@ export async function runLive(o: LiveOptions): Promise<number> {
         // a session saved there would point at a folder that no longer exists.
         terminal: { write: (t) => { process.stdout.write(o.keep ? t : t.replace(RESUME_HINT, '\n')); } },
         platform: process.platform,
-        ...(rl && { ask: async (q: { tool: string; summary?: string }) => /^y(es)?$/i.test((await rl.question(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `)).trim()) }),
+        // A question the input ends on (Ctrl-D) is refused as one nobody can answer.
+        ...(rl && { ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await Promise.race([rl.question(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `), ended]).catch(() => undefined)) }),
       });
     } catch (err) {
       failed = oneLine(err);

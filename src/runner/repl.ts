@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { printable, startedWith } from './transcript.ts';
+import { permissionAnswer, printable, startedWith } from './transcript.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
 
@@ -97,12 +97,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         },
       },
       platform: SCRIPTED_PLATFORM,
-      ask: async (q: { tool: string; summary?: string }) => {
-        const answer = await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `);
-        // Asked after the input ended (Ctrl-D while background agents still ran): no is the answer, said.
-        if (answer === undefined) process.stdout.write('(no answer: the input is closed)\n');
-        return /^y(es)?$/i.test(answer?.trim() ?? '');
-      },
+      ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `)),
     });
   } finally {
     rl.close();

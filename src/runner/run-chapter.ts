@@ -63,7 +63,7 @@ interface ChapterModule {
     cwd: string; home: string; apiKey: string; baseURL?: string; model: string;
     env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
     platform: string;
-    ask?(question: { tool: string; summary?: string }): Promise<boolean>;
+    ask?(question: { tool: string; summary?: string }): Promise<boolean | undefined>;   // undefined: no answer came
   }): Promise<void>;
 }
 

@@ -33,6 +33,19 @@ export function printable(text: string): string {
   return text.replace(ACTS_ON_TERMINAL, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
+/**
+ * A typed answer to a permission question: yes or no, or undefined when the input ended
+ * before one came (Ctrl-D while background agents still ran), which is said on the screen:
+ * nobody can answer any more, and the agent tells its model so.
+ */
+export function permissionAnswer(line: string | undefined): boolean | undefined {
+  if (line === undefined) {
+    process.stdout.write('(no answer: the input is closed)\n');
+    return undefined;
+  }
+  return /^y(es)?$/i.test(line.trim());
+}
+
 function flat(text: string, max: number): string {
   const one = printable(text.replace(/\s+/g, ' ').trim());   // no line break or tab is left to keep
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;

@@ -58,8 +58,11 @@ rl?.on('close', () => { closed = true; });
 function readLine(prompt: string): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
   return new Promise((resolve) => {
-    rl.once('close', () => resolve(undefined));
-    rl.question(prompt).then(resolve, () => resolve(undefined));
+    // Listening for the close only while this question waits: a listener left behind by every
+    // prompt would pile up, and Node warns past ten of them.
+    const onClose = () => resolve(undefined);
+    rl.once('close', onClose);
+    rl.question(prompt).then(resolve, () => resolve(undefined)).finally(() => rl.off('close', onClose));
   });
 }
 

@@ -59,10 +59,11 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd) : undefined;
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
   if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
-  if (!ask) {
+  // Nobody to ask (a pipe, a script), or nobody answered (the input ended): no yes, and the model is told why.
+  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input) }) : undefined;
+  if (yes === undefined) {
     return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }
-  const yes = await ask({ tool, input, summary: summarise(tool, input) });
   return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
 }
 

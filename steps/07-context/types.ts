@@ -26,8 +26,9 @@ export interface AgentHost {
   /** What the system prompt reports as the platform: process.platform on a real run. A
    *  runner may pin it, so that a scripted run counts the same bytes on every machine. */
   platform: string;
-  /** Answers a permission question: true = allow. Absent: nobody to ask, so the call is refused. */
-  ask?(question: PermissionQuestion): Promise<boolean>;
+  /** Answers a permission question: true = allow. Absent, or an answer of undefined (the input
+   *  ended first): nobody to ask, so the call is refused. */
+  ask?(question: PermissionQuestion): Promise<boolean | undefined>;
 }
 
 /** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
@@ -76,6 +77,7 @@ export interface PermissionQuestion {
 /** The session's permission settings; sub-agents share the parent's. */
 export interface Permissions {
   mode: PermissionMode;
-  /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused. */
-  ask?: (question: PermissionQuestion) => Promise<boolean>;
+  /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is
+   *  one whose question got no answer (undefined: the input ended before one came). */
+  ask?: (question: PermissionQuestion) => Promise<boolean | undefined>;
 }

@@ -58,8 +58,11 @@ rl?.on('close', () => { closed = true; });
 function readLine(prompt: string): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
   return new Promise((resolve) => {
-    rl.once('close', () => resolve(undefined));
-    rl.question(prompt).then(resolve, () => resolve(undefined));
+    // Listening for the close only while this question waits: a listener left behind by every
+    // prompt would pile up, and Node warns past ten of them.
+    const onClose = () => resolve(undefined);
+    rl.once('close', onClose);
+    rl.question(prompt).then(resolve, () => resolve(undefined)).finally(() => rl.off('close', onClose));
   });
 }
 
@@ -83,8 +86,11 @@ const host: AgentHost = {
     ask: async (question) => {
       const shown = question.summary.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
       const answer = await readLine(chalk.yellow(`\nAllow ${shown}? [y/N] `));
-      if (answer === undefined) process.stdout.write('(no answer: the input is closed)\n');   // Ctrl-D: no, said
-      return /^y(es)?$/i.test(answer?.trim() ?? '');
+      if (answer === undefined) {
+        process.stdout.write('(no answer: the input is closed)\n');   // Ctrl-D: nobody can answer any more
+        return undefined;
+      }
+      return /^y(es)?$/i.test(answer.trim());
     },
   }),
 };
