@@ -165,6 +165,26 @@ async function typedAtQuestion(line: string, cwd: string, env: NodeJS.ProcessEnv
 }
 
 /**
+ * A chapter's bin.ts as one ES module, its packages left to the project's node_modules (plain
+ * node runs it in about a third of the CPU time the tsx loader takes to), given to `use` with
+ * a workspace that has a home folder; both are removed afterwards. The workspace is not the
+ * project, so the module is kept in the project.
+ */
+async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: string) => Promise<T>): Promise<T> {
+  const work = mkdtempSync(path.join(tmpdir(), 'bin-tty-test-'));
+  const scratch = makeProjectScratch(ROOT, 'bin-tty-');
+  try {
+    mkdirSync(path.join(work, 'home'));
+    const bundle = path.join(scratch, 'bin.mjs');
+    await build({ entryPoints: [path.join(ROOT, 'steps', chapterDir, 'bin.ts')], outfile: bundle, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'silent' });
+    return await use(bundle, work);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
  * Chapter 6's bin.ts in a terminal with `-p "Run it."`, against a model that asks to run
  * `command`: what the terminal showed, the question as shown, what the model was last sent,
  * and the exit status.
@@ -174,23 +194,15 @@ async function askedInTerminal(command: string, typed: string) {
     { tool_calls: [{ name: 'run_shell', input: { command } }] },
     { text: 'Not run.' },
   ] } } }), 'bin.json') });
-  const work = mkdtempSync(path.join(tmpdir(), 'bin-tty-test-'));
-  const scratch = makeProjectScratch(ROOT, 'bin-tty-');
   try {
-    mkdirSync(path.join(work, 'home'));
-    // Chapter 6's bin.ts as one ES module, its packages left to the project's node_modules:
-    // plain node runs it in about a third of the CPU time the tsx loader takes to (the
-    // workspace it works in is not the project, so the module is kept in the project).
-    const bundle = path.join(scratch, 'bin.mjs');
-    await build({ entryPoints: [path.join(ROOT, 'steps/06-permissions/bin.ts')], outfile: bundle, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'silent' });
-    const line = [process.execPath, bundle, '-p', 'Run it.'].map(quoted).join(' ');
-    const { out, code } = await typedAtQuestion(line, work, { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, typed);
-    const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
-    return { out, question: /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1], lastSent: sent.at(-1), code };
+    return await withBinBundle('06-permissions', async (bundle, work) => {
+      const line = [process.execPath, bundle, '-p', 'Run it.'].map(quoted).join(' ');
+      const { out, code } = await typedAtQuestion(line, work, { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, typed);
+      const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
+      return { out, question: /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1], lastSent: sent.at(-1), code };
+    });
   } finally {
     await mock.close();
-    rmSync(work, { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -229,12 +241,7 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-D at a ques
 });
 
 it.skipIf(withoutTerminal !== undefined)(`a long session at a terminal: prompt after prompt, no listener piles up (Node warns past ten)${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'bin-tty-many-'));
-  const scratch = makeProjectScratch(ROOT, 'bin-tty-many-');
-  try {
-    mkdirSync(path.join(work, 'home'));
-    const bundle = path.join(scratch, 'bin.mjs');
-    await build({ entryPoints: [path.join(ROOT, 'steps/04-cli-sessions/bin.ts')], outfile: bundle, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'silent' });
+  await withBinBundle('04-cli-sessions', async (bundle, work) => {
     // /clear needs no model: twelve prompts answered at once, then Ctrl-D.
     const child = tracked(spawn('script', ['-qec', [process.execPath, bundle].map(quoted).join(' '), '/dev/null'], {
       cwd: work, env: { ...process.env, SHELL: '/bin/sh', HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await refusedPort()}` },
@@ -257,8 +264,5 @@ it.skipIf(withoutTerminal !== undefined)(`a long session at a terminal: prompt a
     expect(prompts, JSON.stringify(out)).toBe(13);
     expect(out).not.toContain('MaxListenersExceededWarning');
     expect(code, JSON.stringify(out)).toBe(0);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 });
