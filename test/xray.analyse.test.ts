@@ -356,6 +356,38 @@ describe("Claude Code's shapes (a made-up trace)", () => {
     expect(value(facts, 'report.notification')).toBe('a user text block: <system-reminder> > <note-of-task> > <answer>');
     expect(facts.find((f) => f.id === 'report.notification')?.detail).toBe('fields: id, answer');
   });
+
+  // A message to a running agent: read in a later request of the agent's, or, when the main
+  // agent was quicker than its child, in the child's first request, beside its task. Both are
+  // the agent's own context; a request holding the message alone would be a fresh one.
+  it.each([
+    ['a later request of the agent', false, 'in its own context'],
+    ["the agent's first request, beside its task", true, 'in its own context'],
+  ])('a message to a running agent read in %s', (_where, early, readIn) => {
+    const first = { role: 'user', content: [{ type: 'text', text: 'Start one and message it.' }] };
+    const call = { type: 'tool_use' as const, id: 'toolu_1', name: 'Agent', input: { description: 'greet', prompt: 'Greet task: say hello.', subagent_type: 'general-purpose' } };
+    const send = { type: 'tool_use' as const, id: 'toolu_2', name: 'SendMessage', input: { to: 'a1', message: 'Also say goodbye.' } };
+    const launched = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Started in the background. agentId: a1' }] };
+    const tools = ['Agent', 'SendMessage', 'Bash'];
+    const task = { type: 'text', text: 'Greet task: say hello.' };
+    const message = { type: 'text', text: 'Also say goodbye.' };
+    const events: MockEvent[] = [
+      req(1, 'main', [first], tools),
+      res(1, 'main', [call]),
+      req(2, 'main', [first, { role: 'assistant', content: [call] }, launched], tools),
+      res(2, 'main', [send]),
+      ...(early
+        ? [req(3, 'child', [{ role: 'user', content: [task, message] }], ['Bash']), res(3, 'child', [{ type: 'text' as const, text: 'Hello, goodbye.' }])]
+        : [req(3, 'child', [{ role: 'user', content: [task] }], ['Bash']), res(3, 'child', [{ type: 'text' as const, text: 'Hello.' }]),
+          req(5, 'child', [{ role: 'user', content: [task] }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: [message] }], ['Bash']),
+          res(5, 'child', [{ type: 'text' as const, text: 'Goodbye.' }])]),
+      req(4, 'main', [first, { role: 'assistant', content: [call] }, launched, { role: 'assistant', content: [send] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'Queued for a1.' }] }], tools),
+      res(4, 'main', [{ type: 'text', text: 'Done.' }]),
+    ];
+    const facts = extractFacts([{ source: 'claude-code', version: '9.9.9', case: 'continue', events, cwd: '/w', home: '/h' }]);
+    expect(value(facts, 'report.message-running')).toBe(`the call: ok · the agent reads it: ${readIn}`);
+  });
 });
 
 describe('the table, the facts file and --check', () => {

@@ -704,12 +704,13 @@ function sendOutcome(s: Send): { call: string; goesOn: string } {
   const r = resultOf({ conv: s.conv, at: s.at, id: s.callId });
   const call = r === undefined ? 'no answer' : r.isError ? `is_error "${headline(errorMessage(r.text))}"` : 'ok';
   // Its own context: the request that carries the message still holds the task the agent
-  // started with, after more messages than its first request had.
+  // started with. Usually a later request; the first one when the message was queued before
+  // the agent's first request went out (a main agent quicker than its child, which a loaded
+  // machine can make happen): read with its task, all the same.
   const child = childrenOf(s.spawn, s.a.convs)[0];
-  const start = child?.exchanges[0];
   const task = typeof s.spawn.input.prompt === 'string' ? s.spawn.input.prompt : '';
-  const resumed = child?.exchanges.slice(1).find((ex) => allText(ex).includes(s.message));
-  const own = resumed !== undefined && start !== undefined && task !== '' && allText(resumed).includes(task) && resumed.messages.length > start.messages.length;
+  const resumed = child?.exchanges.find((ex) => allText(ex).includes(s.message));
+  const own = resumed !== undefined && task !== '' && allText(resumed).includes(task);
   // Or a request that starts with the message: the agent run again from nothing but it.
   const fresh = s.a.convs.some((c) => c.exchanges.some((ex) => userTexts(ex.messages.slice(0, 1)).some((t) => t.includes(s.message))));
   return { call, goesOn: own ? 'in its own context' : fresh ? 'in a fresh context' : 'no' };
