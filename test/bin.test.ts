@@ -186,12 +186,12 @@ async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: 
 
 /**
  * Chapter 6's bin.ts in a terminal with `-p "Run it."`, against a model that asks to run
- * `command`: what the terminal showed, the question as shown, what the model was last sent,
- * and the exit status.
+ * each of `commands`, in one turn: what the terminal showed, the first question as shown,
+ * what the model was last sent, and the exit status.
  */
-async function askedInTerminal(command: string, typed: string) {
+async function askedInTerminal(commands: string[], typed: string) {
   const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks: { main: { turns: [
-    { tool_calls: [{ name: 'run_shell', input: { command } }] },
+    { tool_calls: commands.map((command) => ({ name: 'run_shell', input: { command } })) },
     { text: 'Not run.' },
   ] } } }), 'bin.json') });
   try {
@@ -207,7 +207,7 @@ async function askedInTerminal(command: string, typed: string) {
 }
 
 it.skipIf(withoutTerminal !== undefined)(`the permission question shows control characters and bidi overrides in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
-  const { out, question, lastSent, code } = await askedInTerminal('echo hi # \u001b[2K\u001b[1Gharmless \u202eevil', 'n\r');
+  const { out, question, lastSent, code } = await askedInTerminal(['echo hi # \u001b[2K\u001b[1Gharmless \u202eevil'], 'n\r');
   expect(question, JSON.stringify(out)).toBeDefined();
   expect(question, `raw bytes in the question: ${JSON.stringify(question)}`).not.toMatch(/[\u001b\u202e]/);
   expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil');
@@ -217,8 +217,10 @@ it.skipIf(withoutTerminal !== undefined)(`the permission question shows control 
 });
 
 it.skipIf(withoutTerminal !== undefined)(`a question the input ends on (Ctrl-D) is refused as one nobody can answer, and the terminal says so${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
-  const { out, lastSent, code } = await askedInTerminal('npm test', '\u0004');
+  const { out, lastSent, code } = await askedInTerminal(['npm test', 'npm run lint'], '\u0004');
   expect(out).toContain('(no answer: the input is closed)');
+  // The next question, asked once the input had ended, is shown all the same, with its answer.
+  expect(out.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')).toContain('Allow run: npm run lint? [y/N] (no answer: the input is closed)');
   // The model is told the truth: nobody said no; nobody can answer any more.
   expect(lastSent, JSON.stringify(out)).toContain("run_shell needs the user's permission and nobody can be asked here");
   expect(lastSent).not.toContain('the user denied this call');
@@ -232,6 +234,8 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-D at a ques
     const { out, code } = await typedAtQuestion(line, ROOT, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, '\u0004');
     expect(code, JSON.stringify(out)).toBe(0);
     expect(out).toContain('(no answer: the input is closed)');
+    // The next question, asked once the input had ended, is shown all the same, with its answer.
+    expect(out.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')).toContain('Allow run: rm -rf build? [y/N] (no answer: the input is closed)');
     const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body)).join('');
     expect(sent).toContain("write_file needs the user's permission and nobody can be asked here");
     expect(sent).not.toContain('the user denied this call');

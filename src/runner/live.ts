@@ -132,7 +132,8 @@ export async function runLive(o: LiveOptions): Promise<number> {
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
     const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
     // The input's end (Ctrl-D): a question still waiting would otherwise wait for ever.
-    const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
+    let inputEnded = false;
+    const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => { inputEnded = true; resolve(undefined); }));
     console.log(`Live: chapter ${o.chapter.n} in ${cwd}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
     try {
       await mod.runSession(o.prompt !== undefined ? [o.prompt] : o.scenario.prompts, {
@@ -143,7 +144,14 @@ export async function runLive(o: LiveOptions): Promise<number> {
         terminal: { write: (t) => { process.stdout.write(o.keep ? t : t.replace(RESUME_HINT, '\n')); } },
         platform: process.platform,
         // A question the input ends on (Ctrl-D) is refused as one nobody can answer.
-        ...(rl && { ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await Promise.race([rl.question(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `), ended]).catch(() => undefined)) }),
+        // (readline shows no prompt once the input ended: the question is written here then.)
+        ...(rl && {
+          ask: async (q: { tool: string; summary?: string }) => {
+            const prompt = `Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
+            if (inputEnded) process.stdout.write(prompt);
+            return permissionAnswer(await Promise.race([rl.question(prompt), ended]).catch(() => undefined));
+          },
+        }),
       });
     } catch (err) {
       failed = oneLine(err);

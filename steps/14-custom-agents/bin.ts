@@ -85,7 +85,9 @@ const host: AgentHost = {
   ...(rl && {
     ask: async (question) => {
       const shown = question.summary.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-      const answer = await readLine(chalk.yellow(`\nAllow ${shown}? [y/N] `));
+      const prompt = chalk.yellow(`\nAllow ${shown}? [y/N] `);
+      if (closed) process.stdout.write(prompt);   // readline shows nothing once the input ended: the question still shows
+      const answer = await readLine(prompt);
       if (answer === undefined) {
         process.stdout.write('(no answer: the input is closed)\n');   // Ctrl-D: nobody can answer any more
         return undefined;
