@@ -206,11 +206,12 @@ async function askedInTerminal(commands: string[], typed: string) {
   }
 }
 
-it.skipIf(withoutTerminal !== undefined)(`the permission question shows control characters and bidi overrides in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
-  const { out, question, lastSent, code } = await askedInTerminal(['echo hi # \u001b[2K\u001b[1Gharmless \u202eevil'], 'n\r');
+it.skipIf(withoutTerminal !== undefined)(`the permission question shows control characters, bidi overrides and invisible characters in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  // A zero-width space hides in a path; a Unicode tag letter (U+E0041, past \uffff) hides a whole word.
+  const { out, question, lastSent, code } = await askedInTerminal(['echo hi # \u001b[2K\u001b[1Gharmless \u202eevil > no\u200bte \u{E0041}'], 'n\r');
   expect(question, JSON.stringify(out)).toBeDefined();
-  expect(question, `raw bytes in the question: ${JSON.stringify(question)}`).not.toMatch(/[\u001b\u202e]/);
-  expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil');
+  expect(question, `raw bytes in the question: ${JSON.stringify(question)}`).not.toMatch(/[\u001b\u202e\u200b\u{E0041}]/u);
+  expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil > no\\u200bte \\u{e0041}');
   // The "n" typed at the terminal was read: the model was told the user said no.
   expect(lastSent, JSON.stringify(out)).toContain('the user denied this call');
   expect(code, JSON.stringify(out)).toBe(0);

@@ -102,13 +102,13 @@ it('identical results: one line with the count; identical errors: a line each, u
 
 // A scenario's text goes to the reader's terminal: an escape sequence in it (ESC [31m turns
 // the terminal red) or a bidi override would act on the terminal instead of showing.
-it('control characters and bidi overrides in what the agent sent are shown as escapes, never sent to the terminal', async () => {
-  const scenario = { ...(await loadScenarioFile(path.join(ROOT, 'scenarios', '01-agent-loop', 'demo.json'))), prompts: ['Say \u001b[31mred\u001b[0m and \u202eevil\u202c.'] };
+it('control characters, bidi overrides and invisible characters in what the agent sent are shown as escapes, never sent to the terminal', async () => {
+  const scenario = { ...(await loadScenarioFile(path.join(ROOT, 'scenarios', '01-agent-loop', 'demo.json'))), prompts: ['Say \u001b[31mred\u001b[0m and \u202eevil\u202c, zero\u200bwidth, \u{E0041}.'] };
   const result = await runOnce({ codeDir: snapshotDir(findChapter(1)!), scenario, latencyScale: 0 });
   const lines = renderTranscript(result.events, { color: new Chalk({ level: 0 }) });
   const you = lines.find((l) => l.startsWith('you ▸'));
-  expect(you).toBe('you ▸ Say \\u001b[31mred\\u001b[0m and \\u202eevil\\u202c.');
-  expect(lines.join('\n')).not.toMatch(/[\u001b\u202e]/);
+  expect(you).toBe('you ▸ Say \\u001b[31mred\\u001b[0m and \\u202eevil\\u202c, zero\\u200bwidth, \\u{e0041}.');
+  expect(lines.join('\n')).not.toMatch(/[\u001b\u202e\u200b\u{E0041}]/u);
 });
 
 it('--trace: each request line says how many messages it carries and what the last one holds, block by block', async () => {

@@ -21,16 +21,26 @@ export interface TranscriptOptions {
 
 export interface AskedQuestion { tool: string; input: unknown; summary?: string; allow: boolean }
 
-/** A control character (ESC begins a terminal's colour codes) or a bidi override: it would act on the terminal instead of showing. */
-const ACTS_ON_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * A control character (ESC begins a terminal's colour codes), or a format character: a bidi
+ * override, which reorders what follows, or an invisible one (zero-width space, soft hyphen).
+ * Either would act on the terminal, or hide from the reader, instead of showing.
+ */
+const ACTS_ON_TERMINAL = /[\p{Cc}\p{Cf}]/gu;
 
 /**
- * Text as a terminal should show it, line breaks and tabs kept: every other control character
- * and bidi override as a visible \uXXXX. A permission question quotes the model's input, and
- * an ESC in it could move the cursor and redraw what the user is approving.
+ * Text as a terminal should show it, line breaks and tabs kept: every other control or format
+ * character as a visible \uXXXX. A permission question quotes the model's input, and an ESC in
+ * it could move the cursor and redraw what the user is approving.
  */
 export function printable(text: string): string {
-  return text.replace(ACTS_ON_TERMINAL, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return text.replace(ACTS_ON_TERMINAL, (ch) => (ch === '\n' || ch === '\t' ? ch : escaped(ch)));
+}
+
+/** \u001b; past \uffff (a tag character), \u{e0041}. */
+function escaped(ch: string): string {
+  const code = ch.codePointAt(0)!.toString(16);
+  return ch.length === 1 ? `\\u${code.padStart(4, '0')}` : `\\u{${code}}`;
 }
 
 /**

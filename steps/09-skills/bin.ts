@@ -66,6 +66,20 @@ function readLine(prompt: string): Promise<string | undefined> {
   });
 }
 
+/**
+ * A permission question quotes the model's input: a control character in it (an ESC that
+ * moves the cursor and redraws the line), a bidi override or an invisible character (a
+ * zero-width space in a path, a Unicode "tag" letter) would change what the user sees
+ * approving. Each is shown as an escape, \u001b (past \uffff: \u{e0041}). Line breaks and
+ * tabs stay, so that a script of several lines reads as one.
+ */
+function visible(text: string): string {
+  return text.replace(/(?![\n\t])[\p{Cc}\p{Cf}]/gu, (ch) => {
+    const code = ch.codePointAt(0)!.toString(16);
+    return ch.length === 1 ? `\\u${code.padStart(4, '0')}` : `\\u{${code}}`;
+  });
+}
+
 const host: AgentHost = {
   cwd: process.cwd(),
   home: os.homedir(),
@@ -80,12 +94,9 @@ const host: AgentHost = {
   platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
-  // The question quotes the model's input: a control character in it (an ESC that moves the
-  // cursor and redraws the line) or a bidi override would change what the user sees approving.
   ...(rl && {
     ask: async (question) => {
-      const shown = question.summary.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-      const prompt = chalk.yellow(`\nAllow ${shown}? [y/N] `);
+      const prompt = chalk.yellow(`\nAllow ${visible(question.summary)}? [y/N] `);
       if (closed) process.stdout.write(prompt);   // readline shows nothing once the input ended: the question still shows
       const answer = await readLine(prompt);
       if (answer === undefined) {
