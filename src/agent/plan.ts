@@ -73,12 +73,15 @@ async function exitPlanMode(input: Record<string, unknown>, config: LoopConfig):
   //> 10 exit-plan-mode
   //! hint: Refuse (throw) unless the mode is 'plan', and a plan that is not a non-empty string; then put the
   //! hint: plan to the user with config.permissions.ask. A yes restores permissions.prePlanMode ('default' if
-  //! hint: none) and returns "Plan mode is off (permission mode: MODE)", then to carry the plan out; a no (or
-  //! hint: nobody to ask) throws "the user did not approve the plan …", so the mode stays.
+  //! hint: none) and returns "Plan mode is off (permission mode: MODE)", then to carry the plan out; a no
+  //! hint: throws "the user did not approve the plan …", and no answer at all (no ask, or ask gave undefined)
+  //! hint: throws "nobody can be asked to approve the plan here …": either way the mode stays.
   const p = config.permissions;
   if (p.mode !== 'plan') throw new Error('plan mode is not on: there is nothing to exit');
   if (typeof input.plan !== 'string' || input.plan.trim() === '') throw new Error('plan must be a non-empty string');
-  const yes = p.ask ? await p.ask({ tool: EXIT_PLAN_MODE, input, summary: `approve this plan and leave plan mode:\n${input.plan}` }) : false;
+  const yes = p.ask ? await p.ask({ tool: EXIT_PLAN_MODE, input, summary: `approve this plan and leave plan mode:\n${input.plan}` }) : undefined;
+  // Nobody to ask (a pipe, a script), or nobody answered (the input ended): not a no, and said as the gate says it.
+  if (yes === undefined) throw new Error('nobody can be asked to approve the plan here. Stay in plan mode: give the plan as your answer, for the user to read.');
   if (!yes) throw new Error('the user did not approve the plan. Stay in plan mode: ask what to change, then present a revised plan.');
   p.mode = p.prePlanMode ?? 'default';
   p.prePlanMode = undefined;
