@@ -70,6 +70,9 @@ describe("the series' facts", () => {
     expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
     expect(facts.find((f) => f.id === 'report.delivery')?.version).toBe('chapter 11');
     expect(facts.find((f) => f.id === 'report.framing')?.version).toBe('chapter 13');
+    // Chapter 5 on, every model call streams, the sub-agents' too.
+    expect(value(facts, 'wire.stream')).toBe('main agent: every request · sub-agents: every request');
+    expect(facts.find((f) => f.id === 'wire.stream')?.version).toBe('chapter 11');
     expect(value(facts, 'report.framing').startsWith(`framed: opens with "${SCANNED_MARK}: …]"`)).toBe(true);
     expect(value(facts, 'explore.context')).toBe('CLAUDE.md no · git status no');
     expect(value(facts, 'general.context')).toBe('CLAUDE.md yes · git status yes');
@@ -201,6 +204,16 @@ describe('a chapter broken on purpose flips its row', () => {
     const mutant = await withMutant(ROOT, findMutation('fork-child-drops-turn-text'), (dir) => seriesTraces({ chapters: [12], cases: ['fork'], codeDir: () => dir }));
     const layout = value(extractFacts(mutant), 'fork.layout');
     expect(layout).toBe('history as sent · assistant: every tool_use, text dropped · user: a placeholder for every call, then the directive');
+  });
+
+  // Chapter 5's mutation, made in chapter 11's code: its delegate run is the one the row reads.
+  it("model calls no longer streamed: chapter 11's stream row goes from same to different", async () => {
+    const before = pairFacts(extractFacts(await seriesOnce()), claude()).find((r) => r.id === 'wire.stream')!;
+    expect(before.same).toBe(true);
+    const unstreamed = { ...findMutation('streaming-removed'), chapter: 11 };
+    const mutant = await withMutant(ROOT, unstreamed, (dir) => seriesTraces({ chapters: [11], cases: ['delegate'], codeDir: () => dir }));
+    const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'wire.stream')!;
+    expect([after.series.value, after.same]).toEqual(['main agent: none · sub-agents: none', false]);
   });
 
   it('giving each child its own placeholder bytes: the placeholder row says so', async () => {
@@ -347,6 +360,18 @@ describe("Claude Code's shapes (a made-up trace)", () => {
     const facts = extractFacts([trace]);
     expect(value(facts, 'explore.tools')).toBe('read_file, run_shell; no edit_file, write_file, agent');
     expect(facts.find((f) => f.id === 'explore.tools')?.detail).toBe('Bash, Read');
+  });
+
+  it('which requests ask for a stream, the main agent\'s and the sub-agents\' counted apart', () => {
+    const trace = claudeShaped();
+    expect(value(extractFacts([trace]), 'wire.stream')).toBe('main agent: every request · sub-agents: every request');
+    const explore = trace.events.find((e): e is RequestEvent => e.type === 'request' && e.track === 'explore')!;
+    explore.stream = false;
+    const facts = extractFacts([trace]);
+    expect(value(facts, 'wire.stream')).toBe('main agent: every request · sub-agents: none');
+    const main = trace.events.filter((e): e is RequestEvent => e.type === 'request' && e.track === 'main');
+    main[1]!.stream = false;
+    expect(value(extractFacts([trace]), 'wire.stream')).toBe(`main agent: ${main.length - 1} of ${main.length} · sub-agents: none`);
   });
 
   it('a launch notice, then the report in a later user block: delivery, notice and where it arrives', () => {

@@ -37,6 +37,7 @@ export interface Fact {
 
 /** What a fact is about, in the order of the table. The chapter is the one that teaches it. */
 export const FACT_TITLES: readonly { id: string; title: string; chapter: number }[] = [
+  { id: 'wire.stream', title: 'which requests ask for a streamed answer (stream: true)', chapter: 5 },
   { id: 'fork.trigger', title: 'how a fork is triggered', chapter: 12 },
   { id: 'fork.omitted-type', title: 'a call with no subagent_type, forks on (CLAUDE_CODE_FORK_SUBAGENT=1)', chapter: 12 },
   { id: 'fork.system', title: "fork child's system prompt vs the parent's", chapter: 12 },
@@ -1119,6 +1120,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
   const f = bestFork(all);
   const facts = [
+    streaming(all),
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
@@ -1129,6 +1131,28 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   ];
   const order = FACT_TITLES.map((t) => t.id);
   return facts.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
+}
+
+/**
+ * How many of the main agent's requests, and of its sub-agents', ask for a streamed answer:
+ * "every request", "none", or "3 of 4". Read on one run, the delegate case's (a main agent
+ * and two sub-agents), so that an x-ray of that case alone measures the fact again.
+ */
+function streaming(all: Analysed[]): Fact {
+  const a = all.find((x) => x.trace.case === 'delegate');
+  if (!a) return fact('wire.stream', NOT_MEASURED);
+  const count = (convs: Conversation[]) => {
+    const sent = convs.flatMap((c) => c.exchanges.map((ex) => ex.req));
+    const streamed = sent.filter((r) => r.stream).length;   // the mock's record of the body's stream: true
+    const said = sent.length === 0 ? 'none sent' : streamed === sent.length ? 'every request' : streamed === 0 ? 'none' : `${streamed} of ${sent.length}`;
+    return { said, sent: sent.length };
+  };
+  const main = count(a.convs.filter((c) => c.kind === 'root'));
+  const subs = count(a.convs.filter((c) => c.kind === 'fork' || c.kind === 'fresh'));
+  if (main.sent === 0) return fact('wire.stream', NOT_MEASURED);
+  // No counts beside the value: how many requests a main agent makes in the background case
+  // depends on when its notifications arrive, and --check compares the details too.
+  return fact('wire.stream', `main agent: ${main.said} · sub-agents: ${subs.said}`, a.trace);
 }
 
 /** Who started whom, for tests and the transcript: track → parent track and kind. */
