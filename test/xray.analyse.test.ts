@@ -73,6 +73,8 @@ describe("the series' facts", () => {
     // Chapter 5 on, every model call streams, the sub-agents' too.
     expect(value(facts, 'wire.stream')).toBe('main agent: every request · sub-agents: every request');
     expect(facts.find((f) => f.id === 'wire.stream')?.version).toBe('chapter 11');
+    // Chapter 8's three breakpoints (cache.ts withBreakpoints), in every request of the main agent.
+    expect(value(facts, 'cache.breakpoints')).toBe("last tool, system block 1 of 1, the last message's last block · TTL 5m");
     expect(value(facts, 'report.framing').startsWith(`framed: opens with "${SCANNED_MARK}: …]"`)).toBe(true);
     expect(value(facts, 'explore.context')).toBe('CLAUDE.md no · git status no');
     expect(value(facts, 'general.context')).toBe('CLAUDE.md yes · git status yes');
@@ -214,6 +216,12 @@ describe('a chapter broken on purpose flips its row', () => {
     const mutant = await withMutant(ROOT, unstreamed, (dir) => seriesTraces({ chapters: [11], cases: ['delegate'], codeDir: () => dir }));
     const after = pairFacts(extractFacts(mutant), claude()).find((r) => r.id === 'wire.stream')!;
     expect([after.series.value, after.same]).toEqual(['main agent: none · sub-agents: none', false]);
+  });
+
+  it("the latest message no longer marked: chapter 11's breakpoints row says so", async () => {
+    const unmarked = { ...findMutation('message-breakpoint-removed'), chapter: 11 };
+    const mutant = await withMutant(ROOT, unmarked, (dir) => seriesTraces({ chapters: [11], cases: ['delegate'], codeDir: () => dir }));
+    expect(value(extractFacts(mutant), 'cache.breakpoints')).toBe('last tool, system block 1 of 1 · TTL 5m');
   });
 
   it('giving each child its own placeholder bytes: the placeholder row says so', async () => {
@@ -360,6 +368,20 @@ describe("Claude Code's shapes (a made-up trace)", () => {
     const facts = extractFacts([trace]);
     expect(value(facts, 'explore.tools')).toBe('read_file, run_shell; no edit_file, write_file, agent');
     expect(facts.find((f) => f.id === 'explore.tools')?.detail).toBe('Bash, Read');
+  });
+
+  it("where the main agent's breakpoints sit, by place; a request laid out otherwise is named beside the rest", () => {
+    const trace = claudeShaped();
+    const main = trace.events.filter((e): e is RequestEvent => e.type === 'request' && e.track === 'main');
+    const at = (where: string, ttl: '5m' | '1h' = '5m') => ({ where, position: 0, ttl, prefix_tokens: 0 });
+    for (const r of main) r.breakpoints = [at('system[0]'), at(`messages[${(r.body.messages as unknown[]).length - 1}].content[0]`)];
+    expect(value(extractFacts([trace]), 'cache.breakpoints')).toBe("system block 1 of 1, the last message's last block · TTL 5m");
+    main[0]!.breakpoints.unshift(at('tools[1]', '1h'));
+    main[1]!.breakpoints[1] = at('messages[0].content[0]');
+    expect(value(extractFacts([trace]), 'cache.breakpoints')).toBe('differs by request: '
+      + "tool 2 of 4, system block 1 of 1, the last message's last block · TTL 1h and 5m"
+      + ' | system block 1 of 1, block 1 of 2 of message 4 from the end · TTL 5m'
+      + " | system block 1 of 1, the last message's last block · TTL 5m");
   });
 
   it('which requests ask for a stream, the main agent\'s and the sub-agents\' counted apart', () => {

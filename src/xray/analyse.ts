@@ -38,6 +38,7 @@ export interface Fact {
 /** What a fact is about, in the order of the table. The chapter is the one that teaches it. */
 export const FACT_TITLES: readonly { id: string; title: string; chapter: number }[] = [
   { id: 'wire.stream', title: 'which requests ask for a streamed answer (stream: true)', chapter: 5 },
+  { id: 'cache.breakpoints', title: "where the main agent's requests put cache breakpoints", chapter: 8 },
   { id: 'fork.trigger', title: 'how a fork is triggered', chapter: 12 },
   { id: 'fork.omitted-type', title: 'a call with no subagent_type, forks on (CLAUDE_CODE_FORK_SUBAGENT=1)', chapter: 12 },
   { id: 'fork.system', title: "fork child's system prompt vs the parent's", chapter: 12 },
@@ -482,17 +483,23 @@ function forkBoilerplate(f: ForkChild | undefined): Fact {
   return fact('fork.boilerplate', `${tag ? `<${tag}>` : 'no tag'} · directive prefix "${prefix}"`, f.a.trace);
 }
 
+/** A breakpoint on a tool or a system block, named by its place: "last tool", "system block 2 of 3". */
+function toolOrSystemBreakpoint(where: string, body: Json): string | undefined {
+  let m = /^tools\[(\d+)\]$/.exec(where);
+  const nTools = toolNames(body).length;
+  if (m) return Number(m[1]) === nTools - 1 ? 'last tool' : `tool ${Number(m[1]) + 1} of ${nTools}`;
+  m = /^system\[(\d+)\]$/.exec(where);
+  if (m) return `system block ${Number(m[1]) + 1} of ${systemBlocks(body).length}`;
+  return undefined;
+}
+
 function forkBreakpoints(f: ForkChild | undefined): Fact {
   if (!f || f.at < 0) return fact('fork.breakpoints', NOT_MEASURED);
   const body = f.first.req.body;
-  const nTools = toolNames(body).length;
-  const nSystem = systemBlocks(body).length;
   const where = f.first.req.breakpoints.map((bp) => {
-    let m = /^tools\[(\d+)\]$/.exec(bp.where);
-    if (m) return Number(m[1]) === nTools - 1 ? 'last tool' : `tool ${Number(m[1]) + 1} of ${nTools}`;
-    m = /^system\[(\d+)\]$/.exec(bp.where);
-    if (m) return `system block ${Number(m[1]) + 1} of ${nSystem}`;
-    m = /^messages\[(\d+)\]\.content\[(\d+)\]$/.exec(bp.where);
+    const prefix = toolOrSystemBreakpoint(bp.where, body);
+    if (prefix) return prefix;
+    const m = /^messages\[(\d+)\]\.content\[(\d+)\]$/.exec(bp.where);
     if (m) {
       const mi = Number(m[1]);
       if (mi <= f.at) return 'history';
@@ -1120,7 +1127,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
   const f = bestFork(all);
   const facts = [
-    streaming(all),
+    streaming(all), mainBreakpoints(all),
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
@@ -1153,6 +1160,33 @@ function streaming(all: Analysed[]): Fact {
   // No counts beside the value: how many requests a main agent makes in the background case
   // depends on when its notifications arrive, and --check compares the details too.
   return fact('wire.stream', `main agent: ${main.said} · sub-agents: ${subs.said}`, a.trace);
+}
+
+/**
+ * Where the main agent's requests carry cache breakpoints, read on the delegate case: each
+ * breakpoint named by its place (a tool, a system block, a message's block counted from the
+ * end), then the TTLs. One description when every request has the same layout.
+ */
+function mainBreakpoints(all: Analysed[]): Fact {
+  const a = all.find((x) => x.trace.case === 'delegate');
+  const root = a?.convs.find((c) => c.kind === 'root');
+  if (!a || !root) return fact('cache.breakpoints', NOT_MEASURED);
+  const layouts = root.exchanges.map((ex) => {
+    const where = ex.req.breakpoints.map((bp) => {
+      const prefix = toolOrSystemBreakpoint(bp.where, ex.req.body);
+      if (prefix) return prefix;
+      const m = /^messages\[(\d+)\]\.content\[(\d+)\]$/.exec(bp.where);
+      if (!m) return bp.where;
+      const fromEnd = ex.messages.length - 1 - Number(m[1]);
+      const blocks = ex.messages[Number(m[1])]?.blocks.length ?? 0;
+      const block = Number(m[2]) === blocks - 1 ? 'last block' : `block ${Number(m[2]) + 1} of ${blocks}`;
+      return fromEnd === 0 ? `the last message's ${block}` : `${block} of message ${fromEnd + 1} from the end`;
+    });
+    const ttls = [...new Set(ex.req.breakpoints.map((bp) => bp.ttl))].sort();
+    return where.length === 0 ? 'none' : `${where.join(', ')} · TTL ${ttls.join(' and ')}`;
+  });
+  const distinct = [...new Set(layouts)];
+  return fact('cache.breakpoints', distinct.length === 1 ? distinct[0]! : `differs by request: ${distinct.join(' | ')}`, a.trace);
 }
 
 /** Who started whom, for tests and the transcript: track → parent track and kind. */
