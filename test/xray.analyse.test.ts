@@ -70,6 +70,8 @@ describe("the series' facts", () => {
     expect(value(facts, 'report.delivery')).toBe("inline: the agent call's tool_result");
     expect(facts.find((f) => f.id === 'report.delivery')?.version).toBe('chapter 11');
     expect(facts.find((f) => f.id === 'report.framing')?.version).toBe('chapter 13');
+    // Chapter 3 on, the rendered context (CLAUDE.md, the git snapshot) is part of the system prompt.
+    expect(value(facts, 'context.placement')).toBe('CLAUDE.md: the system prompt · git status: the system prompt');
     // Chapter 5 on, every model call streams, the sub-agents' too.
     expect(value(facts, 'wire.stream')).toBe('main agent: every request · sub-agents: every request');
     expect(facts.find((f) => f.id === 'wire.stream')?.version).toBe('chapter 11');
@@ -368,6 +370,15 @@ describe("Claude Code's shapes (a made-up trace)", () => {
     const facts = extractFacts([trace]);
     expect(value(facts, 'explore.tools')).toBe('read_file, run_shell; no edit_file, write_file, agent');
     expect(facts.find((f) => f.id === 'explore.tools')?.detail).toBe('Bash, Read');
+  });
+
+  it('where CLAUDE.md and the git status travel: a tagged block of the first user message, or the system prompt', () => {
+    const trace = { ...claudeShaped(), files: { 'CLAUDE.md': 'setup notes\n' } };
+    expect(value(extractFacts([trace]), 'context.placement')).toBe('CLAUDE.md: the first user message, a <system-reminder> block before the prompt · git status: not sent');
+    const first = trace.events.find((e): e is RequestEvent => e.type === 'request' && e.track === 'main')!;
+    first.body = { ...first.body, system: [{ type: 'text', text: 'sys' }, { type: 'text', text: 'Current branch: main\nStatus: (clean)' }] };
+    expect(value(extractFacts([trace]), 'context.placement')).toBe('CLAUDE.md: the first user message, a <system-reminder> block before the prompt · git status: the system prompt');
+    expect(value(extractFacts([claudeShaped()]), 'context.placement')).toBe(NOT_MEASURED);   // no CLAUDE.md in the workspace
   });
 
   it("where the main agent's breakpoints sit, by place; a request laid out otherwise is named beside the rest", () => {

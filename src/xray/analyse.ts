@@ -38,6 +38,7 @@ export interface Fact {
 /** What a fact is about, in the order of the table. The chapter is the one that teaches it. */
 export const FACT_TITLES: readonly { id: string; title: string; chapter: number }[] = [
   { id: 'wire.stream', title: 'which requests ask for a streamed answer (stream: true)', chapter: 5 },
+  { id: 'context.placement', title: "where the main agent's first request carries CLAUDE.md and the git status", chapter: 3 },
   { id: 'cache.breakpoints', title: "where the main agent's requests put cache breakpoints", chapter: 8 },
   { id: 'fork.trigger', title: 'how a fork is triggered', chapter: 12 },
   { id: 'fork.omitted-type', title: 'a call with no subagent_type, forks on (CLAUDE_CODE_FORK_SUBAGENT=1)', chapter: 12 },
@@ -1127,7 +1128,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
   const f = bestFork(all);
   const facts = [
-    streaming(all), mainBreakpoints(all),
+    contextPlacement(all), streaming(all), mainBreakpoints(all),
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
@@ -1187,6 +1188,34 @@ function mainBreakpoints(all: Analysed[]): Fact {
   });
   const distinct = [...new Set(layouts)];
   return fact('cache.breakpoints', distinct.length === 1 ? distinct[0]! : `differs by request: ${distinct.join(' | ')}`, a.trace);
+}
+
+/**
+ * Where the main agent's first request carries the project's CLAUDE.md and the git status:
+ * in the system prompt, or in a message (which one, and in what block). Read on the delegate
+ * case, whose workspace has a CLAUDE.md and is a git repository.
+ */
+function contextPlacement(all: Analysed[]): Fact {
+  const a = all.find((x) => x.trace.case === 'delegate');
+  const first = a?.convs.find((c) => c.kind === 'root')?.exchanges[0];
+  const mds = a ? claudeMdContents(a.trace) : [];
+  if (!a || !first || mds.length === 0) return fact('context.placement', NOT_MEASURED);
+  const place = (found: (text: string) => boolean): string => {
+    if (systemBlocks(first.req.body).some((b) => found(blockText(b)))) return 'the system prompt';
+    for (const [i, m] of first.messages.entries()) {
+      const at = m.blocks.findIndex((b) => found(blockText(b)));
+      if (at < 0) continue;
+      const tag = /^<([\w-]+)>/.exec(blockText(m.blocks[at]!).trim())?.[1];
+      const block = tag ? `a <${tag}> block` : 'a block';
+      const firstUser = first.messages.findIndex((x) => x.role === 'user') === i;
+      if (firstUser) return `the first user message, ${block} ${at < m.blocks.length - 1 ? 'before the prompt' : 'holding the prompt'}`;
+      return `message ${i + 1} (${m.role}), ${block}`;
+    }
+    return 'not sent';
+  };
+  const md = place((text) => mds.some((m) => text.includes(m)));
+  const git = place((text) => /current branch:/i.test(text));
+  return fact('context.placement', `CLAUDE.md: ${md} · git status: ${git}`, a.trace);
 }
 
 /** Who started whom, for tests and the transcript: track → parent track and kind. */
