@@ -126,6 +126,11 @@ describe("the series' facts", () => {
     expect(facts.find((f) => f.id === 'skills.precedence')?.version).toBe('chapter 9');
   });
 
+  it("chapter 14's demo: of two same-name agent files, the one the model is shown is the project's", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect([value(facts, 'agents.precedence'), facts.find((f) => f.id === 'agents.precedence')?.version]).toEqual(["the project's (.claude/agents)", 'chapter 14']);
+  });
+
   it("chapters 9 and 14's subfolder cases: the skills and agent files of every folder from the root down, the nearer one winning a name", async () => {
     const facts = extractFacts(await seriesOnce());
     const all = "reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the starting folder's wins";
@@ -182,6 +187,8 @@ describe('a chapter broken on purpose flips its row', () => {
       'the call: ok · the agent goes on: in a fresh context · a notification follows: status "completed"'],
     ["no cap by default: chapter 13's default-cap row", 'no-default-cap', 13, ['limits'], 'limits.default-cap',
       'no limit met: all 21 calls of one message started'],
+    ["the user's agent file winning a name: chapter 14's precedence row", 'user-agent-wins', 14, ['skills'], 'agents.precedence',
+      'the personal one (~/.claude/agents)'],
     ["the root's agent file winning a name: chapter 14's folders row", 'root-agent-wins', 14, undefined, 'agents.folders',
       "reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the root's wins"],
   ] as const)('%s goes from same to different', async (_title, mutation, chapter, cases, id, broken) => {

@@ -70,6 +70,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'skills.precedence', title: 'a skill of the same name in the project and in ~/.claude/skills', chapter: 9 },
   { id: 'skills.folders', title: "started in a subfolder: which folders' .claude/skills it reads", chapter: 9 },
   { id: 'skills.own-folder', title: 'acceptEdits: writes into .claude/skills and .claude/agents, beside an ordinary file', chapter: 9 },
+  { id: 'agents.precedence', title: 'an agent of the same name in the project and in ~/.claude/agents', chapter: 14 },
   { id: 'agents.folders', title: "started in a subfolder: which folders' .claude/agents it reads", chapter: 14 },
   { id: 'worktree.isolation', title: "the agent tool's isolation field", chapter: 16 },
   { id: 'worktree.cwd', title: 'where an isolated sub-agent works', chapter: 16 },
@@ -940,6 +941,29 @@ function skillPrecedence(all: Analysed[]): Fact {
  * description (or, for a skill, its body) is in what was sent: a listing, a tool's
  * description, a skill that ran.
  */
+/**
+ * An agent file of the same name in the workspace's .claude/agents and in the home's: which
+ * one's description the model was shown (the agent tool lists each agent by it).
+ */
+function agentPrecedence(all: Analysed[]): Fact {
+  const field = (text: string, key: string) => new RegExp(`^${key}:[ \\t]*(.+)$`, 'm').exec(text)?.[1]?.trim();
+  const agents = (files: Record<string, string> | undefined) => Object.entries(files ?? {})
+    .filter(([p]) => /^\.claude\/agents\/[^/]+\.md$/.test(p))
+    .map(([, text]) => ({ name: field(text, 'name'), description: field(text, 'description') }));
+  for (const a of all) {
+    const home = agents(a.trace.homeFiles);
+    for (const project of agents(a.trace.files)) {
+      const personal = home.find((h) => h.name !== undefined && h.name === project.name);
+      if (!personal?.description || !project.description || personal.description === project.description) continue;
+      const sent = a.convs.flatMap((c) => c.exchanges.map((ex) => `${allText(ex)}\n${toolDescriptions(ex.req.body)}`)).join('\n');
+      const [proj, pers] = [sent.includes(project.description), sent.includes(personal.description)];
+      const value = proj && pers ? 'both reached the model' : pers ? 'the personal one (~/.claude/agents)' : proj ? "the project's (.claude/agents)" : 'neither reached the model';
+      return fact('agents.precedence', value, a.trace);
+    }
+  }
+  return fact('agents.precedence', NOT_MEASURED);
+}
+
 function folderReach(id: 'skills.folders' | 'agents.folders', all: Analysed[]): Fact {
   const file = id === 'skills.folders' ? /^(?:(.+)\/)?\.claude\/skills\/[^/]+\/SKILL\.md$/ : /^(?:(.+)\/)?\.claude\/agents\/[^/]+\.md$/;
   const field = (text: string, key: string) => new RegExp(`^${key}:[ \\t]*(.+)$`, 'm').exec(text)?.[1]?.trim();
@@ -1134,7 +1158,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), ownFolderWrites(all), folderReach('agents.folders', all),
+    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), ownFolderWrites(all), agentPrecedence(all), folderReach('agents.folders', all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);
