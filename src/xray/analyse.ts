@@ -910,6 +910,18 @@ function depthLimit(all: Analysed[]): Fact {
 }
 
 /** A skill body's fixed parts (frontmatter and $ARGUMENTS-like placeholders taken out). */
+/** A front-matter field of a skill or agent file, as written: `description: …`. */
+function frontmatterField(text: string, key: string): string | undefined {
+  return new RegExp(`^${key}:[ \\t]*(.+)$`, 'm').exec(text)?.[1]?.trim();
+}
+
+/** Of a project copy and a personal copy of one name, which reached the model. */
+function whichWon(project: boolean, personal: boolean, folder: 'skills' | 'agents'): string {
+  if (project && personal) return 'both reached the model';
+  if (personal) return `the personal one (~/.claude/${folder})`;
+  return project ? `the project's (.claude/${folder})` : 'neither reached the model';
+}
+
 function skillFragments(file: string): string[] {
   const body = file.replace(/^---\n[\s\S]*?\n---\n?/, '');
   return body.split(/\$\{?[A-Za-z0-9_]+\}?/).map((s) => s.trim()).filter((s) => s.length >= 8);
@@ -926,8 +938,7 @@ function skillPrecedence(all: Analysed[]): Fact {
       const reached = (file: string) => { const parts = skillFragments(file); return parts.length > 0 && parts.every((s) => text.includes(s)); };
       const proj = reached(project[p]!);
       const pers = reached(home[p]!);
-      const value = proj && pers ? 'both reached the model' : pers ? 'the personal one (~/.claude/skills)' : proj ? "the project's (.claude/skills)" : 'neither reached the model';
-      return fact('skills.precedence', value, a.trace);
+      return fact('skills.precedence', whichWon(proj, pers, 'skills'), a.trace);
     }
   }
   return fact('skills.precedence', NOT_MEASURED);
@@ -946,10 +957,9 @@ function skillPrecedence(all: Analysed[]): Fact {
  * one's description the model was shown (the agent tool lists each agent by it).
  */
 function agentPrecedence(all: Analysed[]): Fact {
-  const field = (text: string, key: string) => new RegExp(`^${key}:[ \\t]*(.+)$`, 'm').exec(text)?.[1]?.trim();
   const agents = (files: Record<string, string> | undefined) => Object.entries(files ?? {})
     .filter(([p]) => /^\.claude\/agents\/[^/]+\.md$/.test(p))
-    .map(([, text]) => ({ name: field(text, 'name'), description: field(text, 'description') }));
+    .map(([, text]) => ({ name: frontmatterField(text, 'name'), description: frontmatterField(text, 'description') }));
   for (const a of all) {
     const home = agents(a.trace.homeFiles);
     for (const project of agents(a.trace.files)) {
@@ -957,8 +967,7 @@ function agentPrecedence(all: Analysed[]): Fact {
       if (!personal?.description || !project.description || personal.description === project.description) continue;
       const sent = a.convs.flatMap((c) => c.exchanges.map((ex) => `${allText(ex)}\n${toolDescriptions(ex.req.body)}`)).join('\n');
       const [proj, pers] = [sent.includes(project.description), sent.includes(personal.description)];
-      const value = proj && pers ? 'both reached the model' : pers ? 'the personal one (~/.claude/agents)' : proj ? "the project's (.claude/agents)" : 'neither reached the model';
-      return fact('agents.precedence', value, a.trace);
+      return fact('agents.precedence', whichWon(proj, pers, 'agents'), a.trace);
     }
   }
   return fact('agents.precedence', NOT_MEASURED);
@@ -966,18 +975,17 @@ function agentPrecedence(all: Analysed[]): Fact {
 
 function folderReach(id: 'skills.folders' | 'agents.folders', all: Analysed[]): Fact {
   const file = id === 'skills.folders' ? /^(?:(.+)\/)?\.claude\/skills\/[^/]+\/SKILL\.md$/ : /^(?:(.+)\/)?\.claude\/agents\/[^/]+\.md$/;
-  const field = (text: string, key: string) => new RegExp(`^${key}:[ \\t]*(.+)$`, 'm').exec(text)?.[1]?.trim();
   for (const a of all) {
     const start = a.trace.start;
     if (start === undefined) continue;
     const found = Object.entries(a.trace.files ?? {}).flatMap(([p, text]) => {
       const m = file.exec(p);
-      return m ? [{ folder: m[1] ?? '', name: field(text, 'name'), text }] : [];
+      return m ? [{ folder: m[1] ?? '', name: frontmatterField(text, 'name'), text }] : [];
     });
     if (found.length === 0) continue;
     const sent = a.convs.flatMap((c) => c.exchanges.map((ex) => `${allText(ex)}\n${toolDescriptions(ex.req.body)}`)).join('\n');
     const reached = (text: string) => {
-      const description = field(text, 'description');
+      const description = frontmatterField(text, 'description');
       if (description !== undefined && sent.includes(description)) return true;
       const parts = skillFragments(text);
       return id === 'skills.folders' && parts.length > 0 && parts.every((s) => sent.includes(s));
