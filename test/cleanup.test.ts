@@ -480,7 +480,9 @@ it.runIf(process.platform !== 'win32')('removeFolder removes a tree deeper than 
   symlinkSync(path.join('A1', segs), path.join(dir, 'j1'));
   mkdirSync(path.join(dir, 'j1', 'B', segs), { recursive: true });
   writeFileSync(path.join(dir, 'j1', 'B', segs, 'f.txt'), 'x');
-  expect(() => rmSync(dir, { recursive: true, force: true })).toThrow(/ENAMETOOLONG/);   // what removeFolder is for
+  // What removeFolder is for: Node's own rmSync gives up on such a tree before Node 23, whose
+  // rmSync removes it (there the tree is left for removeFolder all the same).
+  if (Number(process.versions.node.split('.')[0]) < 23) expect(() => rmSync(dir, { recursive: true, force: true })).toThrow(/ENAMETOOLONG/);
   removeFolder(dir);
   expect(existsSync(dir)).toBe(false);
 });
