@@ -87,16 +87,22 @@ export const editFileTool: Tool = {
  * a line of such a name read as a path of its own would lead out of the workspace.
  */
 async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
-  const root = inWorkspace(config, dir);
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
-    // project's files: in a repository it would be most of the listing, every object and ref.
-    .filter((file) => !path.relative(root, file).split(path.sep).includes('.git'))
-    .map((file) => path.relative(config.cwd, file).split(path.sep).join('/'))
-    .sort();
+  const files: string[] = [];
+  // One folder at a time, into real folders only: a link to a folder is not followed, since
+  // it may lead out of the workspace (readdir's own recursive walk follows such links on
+  // some Node versions, 26 among them, and not on others).
+  async function walk(folder: string): Promise<void> {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
+      // project's files: in a repository it would be most of the listing, every object and ref.
+      if (entry.name === '.git') continue;
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) files.push(path.relative(config.cwd, full).split(path.sep).join('/'));
+    }
+  }
+  await walk(inWorkspace(config, dir));
+  return files.sort();
 }
 
 export const listFilesTool: Tool = {
