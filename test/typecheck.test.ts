@@ -4,10 +4,11 @@
 
 import { it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { COMPILER_OPTIONS, compilerCommand, compilerEnv, typeErrors } from '../src/runner/typecheck.ts';
+import { codeFiles } from '../src/runner/code-files.ts';
 import { makeProjectScratch } from './temp-guard.ts';
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
@@ -68,6 +69,22 @@ it('--check remembers a folder by every file below it: an error made in a subfol
     const errors = await typeErrors(ROOT, dir);
     expect(errors.map((e) => `${path.relative(dir, path.resolve(e.file))}: ${e.message}`)).toEqual(["lib/limit.ts: Type 'string' is not assignable to type 'number'."]);
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+// A link in an exercise that leads back up (here to the folder holding it) must not have the
+// walk go round it: readdir's own recursive walk follows links to folders, forty levels deep.
+it("a learner's code files: subfolders and links to files, never a link to a folder, a node_modules or a hidden one", () => {
+  const outer = makeProjectScratch(ROOT, 'code-files-');
+  try {
+    const dir = path.join(outer, 'ex');
+    for (const sub of ['lib', '.hidden', 'node_modules/pkg']) mkdirSync(path.join(dir, sub), { recursive: true });
+    for (const file of ['main.ts', 'notes.md', 'lib/limit.ts', '.hidden/x.ts', 'node_modules/pkg/index.ts', '.eslintrc.json']) writeFileSync(path.join(dir, file), 'export {};\n');
+    writeFileSync(path.join(outer, 'outside.ts'), 'export {};\n');
+    symlinkSync('..', path.join(dir, 'up'));                      // a folder link, leading back up
+    symlinkSync('lib/limit.ts', path.join(dir, 'limit-link.ts'));  // a file link
+    symlinkSync('missing.ts', path.join(dir, 'dangling.ts'));     // a link to nothing
+    expect(codeFiles(dir, (name) => name.endsWith('.ts'))).toEqual([path.join('lib', 'limit.ts'), 'limit-link.ts', 'main.ts']);
+  } finally { rmSync(outer, { recursive: true, force: true }); }
 });
 
 it("the compiler runs without its garbage collector, unless the user's environment says otherwise", () => {

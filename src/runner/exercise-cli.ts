@@ -18,6 +18,7 @@ import { blocksOf, resultText, toolResultsSent } from './expectations.ts';
 import type { MockEvent, Scenario } from '../mock/index.ts';
 import { colorDiff } from './diff-color.ts';
 import { typeErrors, type TypeError } from './typecheck.ts';
+import { codeFiles } from './code-files.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Where --exercise, --check and --solution look without a folder: exercises/NN-slug. */
@@ -390,13 +391,10 @@ export async function showSolution(ch: Chapter, dir: string, print: (s: string) 
   assertExercise(ch, dir, 'solution');
   const reference = snapshotDir(ch);
   // Every .ts file on either side, in subfolders too (a helper of the learner's own is part
-  // of the difference), but not in a node_modules or a hidden folder.
+  // of the difference).
   const names = new Set<string>();
   for (const d of [reference, dir]) {
-    if (!existsSync(d)) continue;
-    for (const f of await readdir(d, { recursive: true })) {
-      if (f.endsWith('.ts') && !f.split(path.sep).some((part) => part === 'node_modules' || part.startsWith('.'))) names.add(f);
-    }
+    if (existsSync(d)) for (const f of codeFiles(d, (name) => name.endsWith('.ts'))) names.add(f);
   }
   // The header line differs by design (the exercise names its folder, the snapshot its
   // source): left out; any other first line is code.

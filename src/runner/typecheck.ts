@@ -13,9 +13,10 @@
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { trackChild } from './cleanup.ts';
+import { codeFiles } from './code-files.ts';
 
 export interface TypeError { file: string; line: number; column: number; message: string }
 
@@ -63,11 +64,9 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
   const compiler = compilerCommand(root);
   if (!compiler) return [];
   // Every file below the folder the compiler could read, subfolders too (a helper in lib/ is
-  // checked with the rest, so an edit there must change the key), but not a node_modules or a
-  // hidden folder. Not a note or a README: the same code with another note is as clean.
-  const names = (readdirSync(dir, { recursive: true }) as string[])
-    .filter((rel) => /\.(?:[cm]?[jt]sx?|json)$/.test(rel) && !rel.split(path.sep).some((part) => part === 'node_modules' || part.startsWith('.')) && statSync(path.join(dir, rel)).isFile())
-    .sort();
+  // checked with the rest, so an edit there must change the key). Not a note or a README: the
+  // same code with another note is as clean.
+  const names = codeFiles(dir, (name) => /\.(?:[cm]?[jt]sx?|json)$/.test(name));
   const bytes = names.map((name) => readFileSync(path.join(dir, name)));
   const texts = bytes.map((b, i) => (names[i]!.endsWith('.ts') ? b.toString('utf8') : ''));
   if (texts.some((t) => /TODO\([\w-]+\): not implemented yet'\)/.test(t))) return [];
