@@ -120,6 +120,12 @@ describe("the series' facts", () => {
     expect(value(facts, 'report.message-running')).toBe('the call: is_error "agent-1 is still running" · the agent reads it: no');
   });
 
+  it("chapter 4's session-id cases: a file name is refused before any request; a plain name and a UUID start a session", async () => {
+    const facts = extractFacts(await seriesOnce());
+    expect(value(facts, 'session.id')).toBe('a file name: refused, nothing sent · a plain name: starts a session · a UUID: starts a session');
+    expect(facts.find((f) => f.id === 'session.id')?.detail).toBe('the ids: notes.json, demo, a UUID');
+  });
+
   it("chapter 9's precedence case: of two same-name skills, the body that reached the model is the personal one", async () => {
     const facts = extractFacts(await seriesOnce());
     expect(value(facts, 'skills.precedence')).toBe('the personal one (~/.claude/skills)');
@@ -209,6 +215,11 @@ describe('a chapter broken on purpose flips its row', () => {
     expect([notice.series.version, notice.series.value, notice.same]).toEqual(['chapter 15', 'nothing: the call waits for the report', false]);
     const later = rows.find((r) => r.id === 'report.notification')!;
     expect([later.series.version, later.series.value]).toEqual(['chapter 15', 'none: the report is the tool_result']);
+  });
+
+  it("a session id that may be a file name: chapter 4's session-id row says so", async () => {
+    const mutant = await withMutant(ROOT, findMutation('session-id-may-be-a-file-name'), (dir) => seriesTraces({ chapters: [4], cases: ['session'], codeDir: () => dir }));
+    expect(value(extractFacts(mutant), 'session.id')).toBe('a file name: starts a session · a plain name: starts a session · a UUID: starts a session');
   });
 
   it("dropping the turn's text from the child's copy: chapter 12's layout row says so", async () => {

@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { childEnv, driveCase, findClaude, pinnedVersion, XRAY_CASES, XRAY_ENV } from '../src/xray/drive.ts';
+import { CASE_SCENARIOS, childEnv, driveCase, findClaude, pinnedVersion, XRAY_CASES, XRAY_ENV } from '../src/xray/drive.ts';
+import { extractFacts } from '../src/xray/analyse.ts';
 import { runXray } from '../src/xray/cli.ts';
 import type { RequestEvent } from '../src/mock/types.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
@@ -24,7 +25,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  * It asks with node:http rather than fetch, and starts git without a shell: each client is
  * a process of its own, and fetch's loading alone costs about 40 ms of CPU in each.
  */
-function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent', tell?: string, first?: string): string {
+function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent' | 'refuse', tell?: string, first?: string): string {
   const file = path.join(scratch, name);
   // 'reject': a request a real API refuses (a system turn without its beta), as a client
   // the mock was not calibrated for would send. `tell`: a file outside the run where the
@@ -35,6 +36,7 @@ const { execFileSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
 ${mode === 'silent' ? "console.log('done'); process.exit(0);" : ''}
+${mode === 'refuse' ? "console.error('Invalid session ID.'); process.exit(1);" : ''}
 ${first ? `execFileSync('sh', ['-c', ${JSON.stringify(first)}], { stdio: 'ignore' });` : ''}
 const prompt = argv[argv.indexOf('-p') + 1];
 let head = '';
@@ -199,6 +201,22 @@ describe.concurrent('a request the mock refuses', () => {
   });
 });
 
+describe.concurrent('a client that refuses its command line and sends nothing', () => {
+  it('in the session case that is what is measured: no problem, and each id reads as refused', async () => {
+    const bin = fakeClaude('claude-refuse', 'refuse');
+    const runs = await Promise.all(CASE_SCENARIOS.session.map((scenario) => driveCase({ bin, version: '9.9.9', name: 'session', scenario, parentEnv: process.env, timeoutMs: 30_000 })));
+    expect(runs.map((r) => [r.exitCode, r.problems])).toEqual(runs.map(() => [1, []]));
+    expect(extractFacts(runs.map((r) => r.trace)).find((f) => f.id === 'session.id')?.value)
+      .toBe('a file name: refused, nothing sent · a plain name: refused, nothing sent · a UUID: refused, nothing sent');
+  });
+
+  it('in any other case it is a problem of the run, with the line it said', async () => {
+    const bin = fakeClaude('claude-refuse-elsewhere', 'refuse');
+    const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: process.env, timeoutMs: 30_000 });
+    expect(r.problems).toEqual(['delegate: Claude Code exited with status 1: Invalid session ID.']);
+  });
+});
+
 describe.concurrent('a client that never asks the mock', () => {
   // It answers --version and exits 0 having sent nothing: no request was refused and no
   // expectation failed, yet nothing was measured. Facts read from it would be made of
@@ -297,7 +315,7 @@ describe.concurrent('xray on the command line', () => {
   it('an unknown case or option: one line, exit 2', async () => {
     const t = io(process.env);
     expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);
-    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills, worktree, failed, stop, continue']);
+    expect(t.err).toEqual(['unknown x-ray case "nosuch": the cases are delegate, fork, fork-seed, guard, limits, skills, worktree, failed, stop, continue, session']);
     // The README names them too, and the x-ray page describes each.
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const page = readFileSync(path.join(ROOT, 'docs', 'xray.md'), 'utf8');

@@ -38,6 +38,7 @@ export interface Fact {
 /** What a fact is about, in the order of the table. The chapter is the one that teaches it. */
 export const FACT_TITLES: readonly { id: string; title: string; chapter: number }[] = [
   { id: 'wire.stream', title: 'which requests ask for a streamed answer (stream: true)', chapter: 5 },
+  { id: 'session.id', title: 'which --session-id values start a session', chapter: 4 },
   { id: 'context.placement', title: "where the main agent's first request carries CLAUDE.md and the git status", chapter: 3 },
   { id: 'cache.breakpoints', title: "where the main agent's requests put cache breakpoints", chapter: 8 },
   { id: 'fork.trigger', title: 'how a fork is triggered', chapter: 12 },
@@ -1160,7 +1161,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
   const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
   const f = bestFork(all);
   const facts = [
-    contextPlacement(all), streaming(all), mainBreakpoints(all),
+    contextPlacement(all), sessionIds(all), streaming(all), mainBreakpoints(all),
     forkTrigger(all), omittedType(all), forkSystem(f), forkTools(f), forkLayout(f), forkPlaceholder(f),
     forkBoilerplate(f), forkBreakpoints(f), forkRefusal(all), namedFromFork(all),
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
@@ -1248,6 +1249,27 @@ function contextPlacement(all: Analysed[]): Fact {
   const md = place((text) => mds.some((m) => text.includes(m)));
   const git = place((text) => /current branch:/i.test(text));
   return fact('context.placement', `CLAUDE.md: ${md} · git status: ${git}`, a.trace);
+}
+
+/**
+ * Which session ids start a session: for each run of the session case, the id given with
+ * --session-id, told apart by its shape (a file name, a plain name, a UUID), and whether
+ * any request reached the mock after it. A client that refuses an id sends nothing.
+ */
+function sessionIds(all: Analysed[]): Fact {
+  const kinds = ['a file name', 'a plain name', 'a UUID'] as const;
+  const kindOf = (id: string) => (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? kinds[2] : /[./]/.test(id) ? kinds[0] : kinds[1]);
+  const seen = new Map<string, { id: string; started: boolean; trace: XrayTrace }>();
+  for (const a of all) {
+    const argv = a.trace.argv ?? [];
+    const id = a.trace.case === 'session' && argv.includes('--session-id') ? argv[argv.indexOf('--session-id') + 1] : undefined;
+    if (id === undefined || seen.has(kindOf(id))) continue;
+    seen.set(kindOf(id), { id, started: a.trace.events.some((e) => e.type === 'request' && e.path === '/v1/messages'), trace: a.trace });
+  }
+  const rows = kinds.filter((k) => seen.has(k)).map((k) => ({ kind: k, ...seen.get(k)! }));
+  if (rows.length === 0) return fact('session.id', NOT_MEASURED);
+  return fact('session.id', rows.map((r) => `${r.kind}: ${r.started ? 'starts a session' : 'refused, nothing sent'}`).join(' · '), rows[0]!.trace,
+    `the ids: ${rows.map((r) => (r.kind === kinds[2] ? 'a UUID' : r.id)).join(', ')}`);
 }
 
 /** Who started whom, for tests and the transcript: track → parent track and kind. */

@@ -20,7 +20,7 @@ import { pinnedVersion as pinnedIn } from './facts-file.ts';
 import { readRepo } from './repo.ts';
 import { makeRepository, type FirstCommit } from '../runner/git-repo.ts';
 
-export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills', 'worktree', 'failed', 'stop', 'continue'];
+export const XRAY_CASES: readonly XrayCase[] = ['delegate', 'fork', 'fork-seed', 'guard', 'limits', 'skills', 'worktree', 'failed', 'stop', 'continue', 'session'];
 
 /** The Claude Code release the project is measured against: xray/PINNED, one line. */
 export function pinnedVersion(root = ROOT): string {
@@ -34,7 +34,15 @@ export function pinnedVersion(root = ROOT): string {
 export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
   delegate: ['delegate'], fork: ['fork'], 'fork-seed': ['fork-seed'], guard: ['guard'],
   limits: ['limits', 'limits-depth', 'limits-default', 'limits-chain', 'limits-malformed'], skills: ['skills', 'skills-subfolder', 'skills-write'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'], stop: ['stop'], continue: ['continue', 'continue-running'],
+  session: ['session-id-file', 'session-id-name', 'session-id-uuid'],
 };
+
+/**
+ * Scenarios whose command line the client may refuse before it sends anything: whether it
+ * starts at all is what they measure, so an exit with an error and no request are no
+ * problem of the run there (a timeout, or a request the mock refused, still is).
+ */
+const MAY_REFUSE_TO_START: ReadonlySet<string> = new Set(['session-id-file', 'session-id-name', 'session-id-uuid']);
 
 export function xrayScenarioFile(name: string, root = ROOT): string {
   return path.join(root, 'scenarios', 'xray', `${name}.json`);
@@ -284,7 +292,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       entry.pid = undefined;
       stopProcessesIn(tempDir);
       if (timedOut) problems.push(`${scenarioName}: Claude Code did not finish within ${Math.round(timeoutMs / 1000)} s (killed)`);
-      else if (exitCode !== 0 && exitCode !== null) problems.push(`${scenarioName}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
+      else if (exitCode !== 0 && exitCode !== null && !MAY_REFUSE_TO_START.has(scenarioName)) problems.push(`${scenarioName}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
     } finally {
       killGroup(entry.pid, 'SIGKILL');
       await mock?.close();
@@ -294,7 +302,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     // A client that never asked for the conversation's first answer ran none of the case:
     // every fact read from it would be read from nothing. Said unless something above
     // already explains it (it could not start, timed out, or exited with an error).
-    if (problems.length === 0 && !events.some((e) => e.type === 'request' && e.track === 'main')) {
+    if (problems.length === 0 && !MAY_REFUSE_TO_START.has(scenarioName) && !events.some((e) => e.type === 'request' && e.track === 'main')) {
       problems.push(`${scenarioName}: ${o.bin} never asked the mock for the main conversation (${events.filter((e) => e.type === 'request').length} requests in all): it ran none of the case`);
     }
     const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
@@ -305,7 +313,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       trace: {
         source: 'claude-code', version: o.version, case: o.name, events, cwd: work, home,
         env: { ...scenario.env }, files: { ...scenario.files }, homeFiles: { ...scenario.home_files },
-        ...(scenario.cwd && { start: scenario.cwd }), ...(repo && { repo }),
+        ...(scenario.argv && { argv: [...scenario.argv] }), ...(scenario.cwd && { start: scenario.cwd }), ...(repo && { repo }),
       },
       scenario: scenarioName, problems, expectations, exitCode, timedOut, stdout, stderr, ms: performance.now() - started, tempDir,
     };

@@ -28,9 +28,13 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
  * Which folders' skills and agent files a session started in a subfolder reads are chapter
  * 9's and chapter 14's; which of two same-name agent files wins, chapter 14's demo.
  * The worktree facts are chapter 16's: one sub-agent that changes nothing, two that do.
+ * Which session ids start a session is chapter 4's: a file name, a plain name, a UUID.
  * A scenario the chapter does not have is skipped: its facts read "not measured".
  */
 export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: readonly XrayCase[] }[] = [
+  { chapter: 4, scenario: 'session-id-file', cases: ['session'] },
+  { chapter: 4, scenario: 'demo', cases: ['session'] },
+  { chapter: 4, scenario: 'session-id-uuid', cases: ['session'] },
   { chapter: 9, scenario: 'precedence', cases: ['skills'] },
   { chapter: 9, scenario: 'subfolder', cases: ['skills'] },
   { chapter: 9, scenario: 'own-skills', cases: ['skills'] },
@@ -93,6 +97,7 @@ export async function seriesTraces(o: SeriesOptions = {}): Promise<XrayTrace[]> 
       if (scenario.env) trace.env = scenario.env;
       if (scenario.files) trace.files = scenario.files;
       if (scenario.home_files) trace.homeFiles = scenario.home_files;
+      if (scenario.argv) trace.argv = scenario.argv;
       if (scenario.cwd) trace.start = scenario.cwd;
       if (after.repo) trace.repo = after.repo;
       traces.push(trace);

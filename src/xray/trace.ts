@@ -7,7 +7,7 @@
 import type { MockEvent } from '../mock/types.ts';
 import type { RepoAfter } from './repo.ts';
 
-export type XrayCase = 'delegate' | 'fork' | 'fork-seed' | 'guard' | 'limits' | 'skills' | 'worktree' | 'failed' | 'stop' | 'continue';
+export type XrayCase = 'delegate' | 'fork' | 'fork-seed' | 'guard' | 'limits' | 'skills' | 'worktree' | 'failed' | 'stop' | 'continue' | 'session';
 
 export interface XrayTrace {
   /** Who sent the requests. */
@@ -26,6 +26,8 @@ export interface XrayTrace {
    *  can tell whether a CLAUDE.md or which of two same-name skills reached the model. */
   files?: Record<string, string>;
   homeFiles?: Record<string, string>;
+  /** The scenario's own flags for the client (beyond the prompt and the permission mode): a session id, say. */
+  argv?: string[];
   /** The folder of the workspace the session started in (the scenario's cwd), when not its root. */
   start?: string;
   /** The workspace repository as the run left it (worktrees, branches): read from disk, not the wire. */

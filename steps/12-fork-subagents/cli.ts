@@ -83,8 +83,8 @@ export function parseFlags(argv: string[]): Flags {
   // An id becomes .agent/sessions/ID.json, and sessionFile reads anything with a / or a
   // .json ending as a path: so an id is a plain name, no dot, no slash, never a path or a
   // file name of the workspace. Claude Code 2.1.328 goes further and takes only a UUID
-  // (measured by hand: `--session-id notes.json` exits 1, "Invalid session ID. Must be a
-  // valid UUID."); a readable name like `demo` is this series' own design.
+  // (the x-ray's session case: `notes.json` and a plain name are refused before anything is
+  // sent); a readable name like `demo` is this series' own design.
   if (flags.sessionId !== undefined && !/^[A-Za-z0-9][\w-]*$/.test(flags.sessionId)) {
     throw new Error(`--session-id "${flags.sessionId}": an id is a plain name (letters, digits, _ and -, no . or /)`);
   }
