@@ -1175,37 +1175,45 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
 }
 
 /**
+ * The delegate case's run and its main conversation: where the facts about what every
+ * request carries are read (a main agent, two sub-agents, a CLAUDE.md, a git repository), so
+ * that an x-ray of that case alone measures them again.
+ */
+function delegateRun(all: Analysed[]): { a: Analysed; root: Conversation } | undefined {
+  const a = all.find((x) => x.trace.case === 'delegate');
+  const root = a?.convs.find((c) => c.kind === 'root');
+  return a && root ? { a, root } : undefined;
+}
+
+/**
  * How many of the main agent's requests, and of its sub-agents', ask for a streamed answer:
- * "every request", "none", or "3 of 4". Read on one run, the delegate case's (a main agent
- * and two sub-agents), so that an x-ray of that case alone measures the fact again.
+ * "every request", "none", or "3 of 4", in the delegate case's run.
  */
 function streaming(all: Analysed[]): Fact {
-  const a = all.find((x) => x.trace.case === 'delegate');
-  if (!a) return fact('wire.stream', NOT_MEASURED);
+  const run = delegateRun(all);
+  if (!run) return fact('wire.stream', NOT_MEASURED);
   const count = (convs: Conversation[]) => {
     const sent = convs.flatMap((c) => c.exchanges.map((ex) => ex.req));
     const streamed = sent.filter((r) => r.stream).length;   // the mock's record of the body's stream: true
     const said = sent.length === 0 ? 'none sent' : streamed === sent.length ? 'every request' : streamed === 0 ? 'none' : `${streamed} of ${sent.length}`;
     return { said, sent: sent.length };
   };
-  const main = count(a.convs.filter((c) => c.kind === 'root'));
-  const subs = count(a.convs.filter((c) => c.kind === 'fork' || c.kind === 'fresh'));
-  if (main.sent === 0) return fact('wire.stream', NOT_MEASURED);
+  const main = count([run.root]);
+  const subs = count(run.a.convs.filter((c) => c.kind === 'fork' || c.kind === 'fresh'));
   // No counts beside the value: how many requests a main agent makes in the background case
   // depends on when its notifications arrive, and --check compares the details too.
-  return fact('wire.stream', `main agent: ${main.said} · sub-agents: ${subs.said}`, a.trace);
+  return fact('wire.stream', `main agent: ${main.said} · sub-agents: ${subs.said}`, run.a.trace);
 }
 
 /**
- * Where the main agent's requests carry cache breakpoints, read on the delegate case: each
+ * Where the main agent's requests carry cache breakpoints, in the delegate case's run: each
  * breakpoint named by its place (a tool, a system block, a message's block counted from the
  * end), then the TTLs. One description when every request has the same layout.
  */
 function mainBreakpoints(all: Analysed[]): Fact {
-  const a = all.find((x) => x.trace.case === 'delegate');
-  const root = a?.convs.find((c) => c.kind === 'root');
-  if (!a || !root) return fact('cache.breakpoints', NOT_MEASURED);
-  const layouts = root.exchanges.map((ex) => {
+  const run = delegateRun(all);
+  if (!run) return fact('cache.breakpoints', NOT_MEASURED);
+  const layouts = run.root.exchanges.map((ex) => {
     const where = ex.req.breakpoints.map((bp) => {
       const prefix = toolOrSystemBreakpoint(bp.where, ex.req.body);
       if (prefix) return prefix;
@@ -1220,19 +1228,19 @@ function mainBreakpoints(all: Analysed[]): Fact {
     return where.length === 0 ? 'none' : `${where.join(', ')} · TTL ${ttls.join(' and ')}`;
   });
   const distinct = [...new Set(layouts)];
-  return fact('cache.breakpoints', distinct.length === 1 ? distinct[0]! : `differs by request: ${distinct.join(' | ')}`, a.trace);
+  return fact('cache.breakpoints', distinct.length === 1 ? distinct[0]! : `differs by request: ${distinct.join(' | ')}`, run.a.trace);
 }
 
 /**
  * Where the main agent's first request carries the project's CLAUDE.md and the git status:
- * in the system prompt, or in a message (which one, and in what block). Read on the delegate
- * case, whose workspace has a CLAUDE.md and is a git repository.
+ * in the system prompt, or in a message (which one, and in what block), in the delegate
+ * case's run.
  */
 function contextPlacement(all: Analysed[]): Fact {
-  const a = all.find((x) => x.trace.case === 'delegate');
-  const first = a?.convs.find((c) => c.kind === 'root')?.exchanges[0];
-  const mds = a ? claudeMdContents(a.trace) : [];
-  if (!a || !first || mds.length === 0) return fact('context.placement', NOT_MEASURED);
+  const run = delegateRun(all);
+  const first = run?.root.exchanges[0];
+  const mds = run ? claudeMdContents(run.a.trace) : [];
+  if (!run || !first || mds.length === 0) return fact('context.placement', NOT_MEASURED);
   const place = (found: (text: string) => boolean): string => {
     if (systemBlocks(first.req.body).some((b) => found(blockText(b)))) return 'the system prompt';
     for (const [i, m] of first.messages.entries()) {
@@ -1248,7 +1256,7 @@ function contextPlacement(all: Analysed[]): Fact {
   };
   const md = place((text) => mds.some((m) => text.includes(m)));
   const git = place((text) => /current branch:/i.test(text));
-  return fact('context.placement', `CLAUDE.md: ${md} · git status: ${git}`, a.trace);
+  return fact('context.placement', `CLAUDE.md: ${md} · git status: ${git}`, run.a.trace);
 }
 
 /**
