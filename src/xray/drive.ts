@@ -38,11 +38,11 @@ export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
 };
 
 /**
- * Scenarios whose command line the client may refuse before it sends anything: whether it
+ * Cases whose command line the client may refuse before it sends anything: whether it
  * starts at all is what they measure, so an exit with an error and no request are no
  * problem of the run there (a timeout, or a request the mock refused, still is).
  */
-const MAY_REFUSE_TO_START: ReadonlySet<string> = new Set(['session-id-file', 'session-id-name', 'session-id-uuid']);
+const MAY_REFUSE_TO_START: ReadonlySet<XrayCase> = new Set(['session']);
 
 export function xrayScenarioFile(name: string, root = ROOT): string {
   return path.join(root, 'scenarios', 'xray', `${name}.json`);
@@ -292,7 +292,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
       entry.pid = undefined;
       stopProcessesIn(tempDir);
       if (timedOut) problems.push(`${scenarioName}: Claude Code did not finish within ${Math.round(timeoutMs / 1000)} s (killed)`);
-      else if (exitCode !== 0 && exitCode !== null && !MAY_REFUSE_TO_START.has(scenarioName)) problems.push(`${scenarioName}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
+      else if (exitCode !== 0 && exitCode !== null && !MAY_REFUSE_TO_START.has(o.name)) problems.push(`${scenarioName}: Claude Code exited with status ${exitCode}: ${lastLine(stderr || stdout)}`);
     } finally {
       killGroup(entry.pid, 'SIGKILL');
       await mock?.close();
@@ -302,7 +302,7 @@ export async function driveCase(o: DriveOptions): Promise<DriveResult> {
     // A client that never asked for the conversation's first answer ran none of the case:
     // every fact read from it would be read from nothing. Said unless something above
     // already explains it (it could not start, timed out, or exited with an error).
-    if (problems.length === 0 && !MAY_REFUSE_TO_START.has(scenarioName) && !events.some((e) => e.type === 'request' && e.track === 'main')) {
+    if (problems.length === 0 && !MAY_REFUSE_TO_START.has(o.name) && !events.some((e) => e.type === 'request' && e.track === 'main')) {
       problems.push(`${scenarioName}: ${o.bin} never asked the mock for the main conversation (${events.filter((e) => e.type === 'request').length} requests in all): it ran none of the case`);
     }
     const expectations = await checkExpectations(scenario, { events, terminal: stdout, workspace: work });
