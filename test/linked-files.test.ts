@@ -4,7 +4,8 @@
 // a session that starts in a subfolder of the project.
 
 import { afterEach, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot, projectTree, readWithin } from '../steps/16-worktree-isolation/linked-files.ts';
@@ -43,4 +44,17 @@ it("started in a subfolder, the project's tree is the whole repository: a link t
   const narrow = await readWithin(path.join(cwd, '.claude', 'skills', 'release', 'SKILL.md'), { dir: cwd, name: 'the project' }, 'skill', { write: (t) => { said += t; } });
   expect(narrow).toBeUndefined();
   expect(said).toBe('✖ skill skipped: it is a link that leads out of the project\n');
+});
+
+// A named pipe where CLAUDE.md (or a skill, or an agent file) should be: opened as a file, it
+// would wait for a writer that never comes, and the session would never start.
+it.runIf(process.platform !== 'win32')('a named pipe in place of a file is no file: nothing read, nothing waited for', async () => {
+  const base = layout();
+  const pipe = path.join(base, 'repo', 'CLAUDE.md');
+  execFileSync('mkfifo', [pipe]);
+  const read = readWithin(pipe, projectTree(path.join(base, 'repo')), 'CLAUDE.md', { write: () => undefined });
+  const outcome = await Promise.race([read.then((text) => ({ text })), new Promise((resolve) => { setTimeout(resolve, 5000, 'still waiting after 5 s'); })]);
+  // A reader stuck in open() (the broken case) is let go, so that it cannot hold the test worker.
+  try { closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
+  expect(outcome).toEqual({ text: undefined });
 });

@@ -9,10 +9,13 @@
 // (permissions.ts) first, and a refused call never reaches `run`.
 //<
 
+//> 1-1 tools-import-read
 import { readFile } from 'node:fs/promises';
+//<
 //> 2 tools-imports
-import { writeFile, readdir, mkdir } from 'node:fs/promises';
+import { readdir, mkdir } from 'node:fs/promises';
 import { exec } from 'node:child_process';
+import { readPlainFile, writePlainFile } from './plain-files.ts';
 //<
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -50,7 +53,13 @@ export const readFileTool: Tool = {
       required: ['path'],
     },
   },
+  //> 1-1 read-file-run
   run: async (input, config) => readFile(inWorkspace(config, input.path), 'utf8'),
+  //<
+  //> 2 read-file-run-plain
+  // Not readFile: a name may stand for a named pipe, and reading one would wait for ever (plain-files.ts).
+  run: async (input, config) => readPlainFile(inWorkspace(config, input.path)),
+  //<
 };
 //> 2 more-tools
 
@@ -68,7 +77,7 @@ export const writeFileTool: Tool = {
     const file = inWorkspace(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, input.content);
+    await writePlainFile(file, input.content);
     return `Wrote ${input.content.length} characters to ${input.path}`;
   },
 };
@@ -90,12 +99,12 @@ export const editFileTool: Tool = {
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
     // An empty old_text occurs everywhere and nowhere ("ab".split("") is letters): refused.
     if (oldText === '') throw new Error('old_text must not be empty: give the exact text to replace (write_file makes a whole file)');
-    const text = await readFile(file, 'utf8');
+    const text = await readPlainFile(file);
     // Exactly one match, or the edit is ambiguous: the model must give more context.
     const count = text.split(oldText).length - 1;
     if (count !== 1) throw new Error(`old_text must occur exactly once in ${input.path}; found ${count}`);
     // A function, not a string: in a string, replace reads $&, $$ and $` as patterns; new_text is written as given.
-    await writeFile(file, text.replace(oldText, () => newText));
+    await writePlainFile(file, text.replace(oldText, () => newText));
     return `Edited ${input.path}`;
   },
 };
@@ -149,7 +158,7 @@ export const grepSearchTool: Tool = {
     const regex = new RegExp(input.pattern);
     const hits: string[] = [];
     for (const rel of await filesUnder(config, input.path ?? '.')) {
-      const lines = (await readFile(path.join(config.cwd, rel), 'utf8')).split('\n');
+      const lines = (await readPlainFile(path.join(config.cwd, rel))).split('\n');
       lines.forEach((line, i) => { if (regex.test(line)) hits.push(`${rel}:${i + 1}: ${line}`); });
     }
     return hits.join('\n') || 'No matches.';

@@ -4,7 +4,7 @@
 // Nothing here talks to the model or to a real terminal; bin.ts does the terminal.
 
 import minimist from 'minimist';
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { OUTPUT_STYLES } from './prompt.ts';
@@ -143,8 +143,13 @@ export async function refuseSavedId(cwd: string, id: string): Promise<void> {
 /** Write the session. A temp file and a rename: a crash mid-write never leaves half a file. */
 export async function saveSession(file: string, session: SavedSession): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, JSON.stringify(session, null, 2) + '\n');
-  await rename(`${file}.tmp`, file);
+  // The temp file is always made new ('wx'): whatever stood at its name is removed, never
+  // opened. The workspace is the model's to write in, and a named pipe there would hold
+  // the write for ever, a link would lead it elsewhere.
+  const temp = `${file}.tmp`;
+  await rm(temp, { force: true });
+  await writeFile(temp, JSON.stringify(session, null, 2) + '\n', { flag: 'wx' });
+  await rename(temp, file);
 }
 
 /** One line for any error; for an API error, its status, type and the API's own message. */

@@ -12,9 +12,10 @@
 // Not here: what the model's own tools may read (permissions.ts, chapter 6).
 
 import { existsSync } from 'node:fs';
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Terminal } from './types.ts';
+import { readPlainFile } from './plain-files.ts';
 
 /** A folder tree a file must stay in, and how the terminal names it. */
 export interface Tree { dir: string; name: string }
@@ -48,7 +49,7 @@ export async function readWithin(file: string, tree: Tree | undefined, shown: st
     terminal.write(`✖ ${shown} skipped: it is a link that leads out of ${tree.name}\n`);
     return undefined;
   }
-  return readFile(real, 'utf8').catch(() => undefined);   // a folder of that name, say: no file
+  return readPlainFile(real).catch(() => undefined);   // a folder of that name, or a named pipe: no file
 }
 
 /** True when `target` is not `root` or below it. */

@@ -1,0 +1,59 @@
+// GENERATED from src/agent/plain-files.ts for chapter 8 (prompt-caching). Do not edit: change src/agent/plain-files.ts and run npm run gen.
+// Reading and writing a file by a name the model chose, when the name may stand for
+// something that is not a file. A named pipe (one `mkfifo` away, now that the model has a
+// shell) makes open() wait for a process at its other end. None ever comes: the tool call
+// would wait for ever, the run with it, and Node could not even exit, since it waits for
+// the thread stuck in that open(). So a file is opened without waiting (O_NONBLOCK), and
+// what was opened is looked at before a byte is read or written: only a regular file is.
+// This series' own rule; what Claude Code's tools do with a pipe is not measured here.
+//
+// Not here: whether the path may be touched at all (permissions.ts, chapter 6).
+
+import { constants, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+// Windows has no named pipes among its files, and no O_NONBLOCK: there it is 0.
+const NO_WAIT = constants.O_NONBLOCK ?? 0;
+
+/** The text of `file`; throws, reading nothing, when it is a folder, a pipe, a device or a socket. */
+export async function readPlainFile(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | NO_WAIT);
+  try {
+    await mustBePlain(handle, file);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Write `content` to `file`, made if missing; throws, writing nothing, when what is there is not a regular file. */
+export async function writePlainFile(file: string, content: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    // Not truncated yet (O_TRUNC would empty a file before it is looked at).
+    handle = await open(file, constants.O_WRONLY | constants.O_CREAT | NO_WAIT, 0o666);
+  } catch (err) {
+    // A pipe nobody reads refuses a write-only open at once (ENXIO) rather than wait for a reader.
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw new Error(`${file} is a named pipe, not a regular file`);
+    throw err;
+  }
+  try {
+    await mustBePlain(handle, file);
+    await handle.truncate(0);
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function mustBePlain(handle: FileHandle, file: string): Promise<void> {
+  const stats = await handle.stat();
+  if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}, not a regular file`);
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a named pipe';
+  if (stats.isSocket()) return 'a socket';
+  return 'a device';
+}

@@ -1,0 +1,51 @@
+// saveSession (cli.ts, chapter 4 on; the last chapter's copy), on its own: the temp file it
+// writes before the rename sits in the workspace, where the model's shell can leave anything
+// at its name. A scenario cannot lay that out before the save, so it is laid out here.
+
+import { afterEach, expect, it } from 'vitest';
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { saveSession, type SavedSession } from '../steps/16-worktree-isolation/cli.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
+
+function folders(): { file: string; outside: string } {
+  const base = mkdtempSync(path.join(tmpdir(), 'session-file-'));
+  made.push(base);
+  mkdirSync(path.join(base, 'work', '.agent', 'sessions'), { recursive: true });
+  mkdirSync(path.join(base, 'outside'));
+  return { file: path.join(base, 'work', '.agent', 'sessions', 'demo.json'), outside: path.join(base, 'outside') };
+}
+
+const session: SavedSession = { version: 1, id: 'demo', model: 'm', permissionMode: 'default', created: 'c', updated: 'u', messages: [{ role: 'user', content: 'hi' }] };
+
+it('a link at the temp file\'s name is replaced, not written through', async () => {
+  const { file, outside } = folders();
+  symlinkSync(path.join(outside, 'planted.json'), `${file}.tmp`);
+  await saveSession(file, session);
+  expect(existsSync(path.join(outside, 'planted.json'))).toBe(false);
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(session);
+  expect(existsSync(`${file}.tmp`)).toBe(false);
+});
+
+it.runIf(process.platform !== 'win32')('a named pipe at the temp file\'s name does not hold the save', async () => {
+  const { file } = folders();
+  execFileSync('mkfifo', [`${file}.tmp`]);
+  const saved = saveSession(file, session).then(() => 'saved');
+  const outcome = await Promise.race([saved, new Promise((resolve) => { setTimeout(resolve, 5000, 'still waiting after 5 s'); })]);
+  // A writer stuck in open() (the broken case) is let go, so that it cannot hold the test worker.
+  try { closeSync(openSync(`${file}.tmp`, constants.O_RDONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
+  expect(outcome).toBe('saved');
+  expect(lstatSync(file).isFile()).toBe(true);
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(session);
+});
+
+it('an earlier save is replaced whole', async () => {
+  const { file } = folders();
+  writeFileSync(file, '{"old": true, "padding": "' + 'x'.repeat(1000) + '"}\n');
+  await saveSession(file, session);
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(session);
+});
