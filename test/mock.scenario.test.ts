@@ -143,7 +143,7 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     ['a check that only says where to look', (s) => (s.expect = [{ name: 'x', requests: { track: 'main' } }]),
       `${F}: $.expect[0].requests: checks nothing: give at least one of count, min, max, counted (track only says where to look)`],
     ['a usage check with no bound', (s) => (s.expect = [{ name: 'x', usage: { track: 'main', request: 1 } }]),
-      `${F}: $.expect[0].usage: checks nothing: give at least one of cache_read_min, cache_read_max, cache_write_min, cache_write_max (track and request only say where to look)`],
+      `${F}: $.expect[0].usage: checks nothing: give at least one of cache_read_min, cache_read_max, cache_write_min, cache_write_max, cache_write_1h_max (track and request only say where to look)`],
     ['bounds that cross', (s) => (s.expect = [{ name: 'x', requests: { track: 'main', min: 5, max: 2 } }]),
       `${F}: $.expect[0].requests.min: can never hold: min 5 is more than max 2`],
     ['a count outside its bounds', (s) => (s.expect = [{ name: 'x', requests: { track: 'main', count: 1, min: 2 } }]),

@@ -58,7 +58,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   streamed: { track: 'track', min_deltas: 'count' },
   usage: {
     track: 'track', request: 'positive', cache_read_min: 'count', cache_read_max: 'count',
-    cache_write_min: 'count', cache_write_max: 'count',
+    cache_write_min: 'count', cache_write_max: 'count', cache_write_1h_max: 'count',
   },
   terminal: { includes: 'string', excludes: 'string', usage_of: 'track' },
   model: { track: 'track', equals: 'string' },
@@ -85,7 +85,7 @@ const CHECKS_IN_KIND: Partial<Record<string, string[]>> = {
   requests: ['count', 'min', 'max', 'counted'],
   tools: ['include', 'exclude', 'exactly'],
   system: ['includes', 'excludes', 'in_order'],
-  usage: ['cache_read_min', 'cache_read_max', 'cache_write_min', 'cache_write_max'],
+  usage: ['cache_read_min', 'cache_read_max', 'cache_write_min', 'cache_write_max', 'cache_write_1h_max'],
   history: ['messages', 'max', 'includes_track_text', 'includes_file', 'excludes_file', 'includes', 'excludes', 'in_order'],
 };
 

@@ -139,7 +139,7 @@ export type ExpectationCheck =
   | { streamed: { track: string; min_deltas?: number } }
   /** Usage of request number `request` (1-based) of a track. */
   | { usage: { track: string; request: number; cache_read_min?: number; cache_read_max?: number;
-      cache_write_min?: number; cache_write_max?: number } }
+      cache_write_min?: number; cache_write_max?: number; cache_write_1h_max?: number } }
   /** The terminal output of the agent includes / excludes text. */
   | { terminal: { includes?: string; excludes?: string; usage_of?: string } }
   /** Every request of a track asked for this model. */

@@ -284,6 +284,11 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '(usage.cache_read_input_tokens ?? 0) * 1000',
     breaks: 'cache reads cost a tenth of an input token' },
 
+  { id: 'breakpoints-one-hour', chapter: 8, caughtBy: 'clear', file: 'cache.ts',
+    find: "const BREAKPOINT: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };",
+    replace: "const BREAKPOINT: Anthropic.CacheControlEphemeral = { type: 'ephemeral', ttl: '1h' };",
+    breaks: 'breakpoints take the 5-minute TTL, whose writes cost 1.25× the input price instead of 2×' },
+
   // Chapter 9 · skills
   { id: 'skill-link-followed-out', chapter: 9, caughtBy: 'linked', file: 'skills.ts',
     ...PROJECT_PLACE_UNCHECKED,
