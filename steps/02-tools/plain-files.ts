@@ -5,7 +5,8 @@
 // would wait for ever, the run with it, and Node could not even exit, since it waits for
 // the thread stuck in that open(). So a file is opened without waiting (O_NONBLOCK), and
 // what was opened is looked at before a byte is read or written: only a regular file is.
-// This series' own rule; what Claude Code's tools do with a pipe is not measured here.
+// This series' own rule: Claude Code 2.1.328's Read waits on a pipe (measured by hand, the
+// x-ray driving a Read of one made with Bash: no next request within 90 s).
 //
 // Not here: whether the path may be touched at all (permissions.ts, chapter 6).
 
