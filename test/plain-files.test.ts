@@ -1,0 +1,43 @@
+// plain-files.ts (chapter 2 on; the last chapter's copy), on its own: what a scenario cannot
+// lay out deterministically. The named-pipe case covers a pipe nobody holds open; here the
+// pipe has a reader when write_file comes, and a folder stands where a file is named.
+
+import { afterEach, expect, it } from 'vitest';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readPlainFile, writePlainFile } from '../steps/16-worktree-isolation/plain-files.ts';
+
+const made: string[] = [];
+afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
+
+function folder(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'plain-files-'));
+  made.push(dir);
+  return dir;
+}
+
+it.runIf(process.platform !== 'win32')('a pipe that has a reader is still no file: nothing is written into it', async () => {
+  const pipe = path.join(folder(), 'pipe.txt');
+  execFileSync('mkfifo', [pipe]);
+  // A reader holds the pipe open (as a `cat pipe.txt &` of the model's would), so the
+  // write-only open succeeds at once: only looking at what was opened refuses it.
+  const reader = openSync(pipe, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    await expect(writePlainFile(pipe, 'planted\n')).rejects.toThrow(`${pipe} is a named pipe, not a regular file`);
+    const got = Buffer.alloc(64);
+    let n = 0;
+    try { n = readSync(reader, got); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err; }
+    expect(got.subarray(0, n).toString()).toBe('');
+  } finally {
+    closeSync(reader);
+  }
+});
+
+it('a folder where a file is named is said to be one, on reading and on writing', async () => {
+  const dir = path.join(folder(), 'notes');
+  mkdirSync(dir);
+  await expect(readPlainFile(dir)).rejects.toThrow(`${dir} is a folder, not a regular file`);
+  await expect(writePlainFile(dir, 'x')).rejects.toThrow(/EISDIR|is a folder/);
+});
