@@ -11,7 +11,7 @@
 // question, which bin.ts asks only there.
 
 import { it, expect } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,7 @@ import { Readable } from 'node:stream';
 import { build } from 'esbuild';
 import { tracked } from './children.ts';
 import { makeProjectScratch } from './temp-guard.ts';
-import { refusedPort } from './cli-helpers.ts';
+import { noTerminal, refusedPort } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 
@@ -127,13 +127,6 @@ it("an API nobody listens at: the line says what the network said, not only the 
 // an ESC sequence after a `#` (erase the line, back to its start) and a right-to-left override
 // must be shown as escapes, or it could redraw the line the person is approving.
 
-/** Why the terminal run cannot happen here, or undefined: it needs util-linux's script(1) (BSD's takes other arguments). */
-function noTerminal(): string | undefined {
-  const version = spawnSync('script', ['--version'], { encoding: 'utf8' });
-  if (version.error) return 'no script(1) on PATH to give bin.ts a terminal';
-  if (!/util-linux/.test(version.stdout)) return 'script(1) here is not util-linux\'s';
-  return undefined;
-}
 const withoutTerminal = noTerminal();
 
 /** `text` as one word for sh. */

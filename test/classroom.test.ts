@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ROOT, casesOf, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { WORKER_ENV, runInProcess, runMjs, type Ran } from './cli-helpers.ts';
+import { WORKER_ENV, noTerminal, runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchExercise } from '../src/runner/watch.ts';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -354,6 +354,65 @@ describe.concurrent('--check --watch, in this process', () => {
       expect(r.err).toBe(`${bad}: $: missing "prompts" (what the user types, in order)\n`);
       expect(r.out).toBe('');
     } finally { rmSync(dir, { recursive: true, force: true }); rmSync(bad, { force: true }); }
+  });
+});
+
+// Ctrl-C while the agent works: readline has the terminal, so the key reaches the REPL as a
+// key, not as a signal. It ends the input (the prompt is answered, then the session ends),
+// which the REPL must say at once; a second Ctrl-C is a signal again and stops the run.
+// Typed into a pseudo-terminal made by util-linux script(1), as a person would.
+const withoutTerminal = noTerminal();
+
+/** Chapter 13's REPL in a terminal: its demo prompt typed, then Ctrl-C `presses` times while its sub-agents work. */
+async function replInterrupted(presses: number): Promise<{ out: string; code: number | null; left: string[] }> {
+  const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '13', '--repl'].map((w) => `'${w}'`).join(' ');
+  const tmp = mkdtempSync(path.join(tmpdir(), 'classroom-repl-tty-'));   // the run's temp folder: empty again at its end
+  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd: ROOT, env: { ...WORKER_ENV, NO_COLOR: '1', SHELL: '/bin/sh', TMPDIR: tmp } }), 'run.mjs 13 --repl under script(1)');
+  let out = '';
+  let typed = false;
+  let pressed = 0;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => {
+    out += d;
+    // Typed once the prompt is on screen (readline drops a line typed before it asks), and
+    // Ctrl-C once the main agent has launched its sub-agents, whose answers take a while.
+    if (!typed && out.includes('you ▸ ')) {
+      typed = true;
+      child.stdin.write('Where does each of our five services take its port from? Check them all in parallel.\r');
+    }
+    const due = pressed === 0 ? out.includes('⏺ agent(') : out.includes('(Ctrl-C: no more prompts');
+    if (pressed < presses && due) { pressed++; child.stdin.write('\u0003'); }
+    if (pressed === presses && !child.stdin.writableEnded) child.stdin.end();   // nothing more to type
+  });
+  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  }).finally(() => clearTimeout(late));
+  const left = readdirSync(tmp);
+  rmSync(tmp, { recursive: true, force: true });
+  return { out: out.replaceAll('\r\n', '\n'), code, left };
+}
+
+describe.skipIf(withoutTerminal !== undefined)('--repl at a terminal, Ctrl-C while the agent works', () => {
+  it.concurrent('once: said at once, the prompt is answered all the same, then the session ends', async () => {
+    const r = await replInterrupted(1);
+    expect(r.code, r.out).toBe(0);
+    const said = r.out.indexOf('(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)');
+    expect(said, r.out).toBeGreaterThan(r.out.indexOf('⏺ agent('));
+    // Every sub-agent still reports, after the line: the turn was not cut short.
+    expect(r.out.indexOf('explore sub-agent "Port of users"')).toBeGreaterThan(said);
+    expect(r.out).toContain('\nledger: calls=12 ');
+    expect(r.out).toContain('is removed now');
+    expect(r.left).toEqual([]);
+  });
+
+  it.concurrent('twice: the second stops the run there, exit 130, nothing left behind', async () => {
+    const r = await replInterrupted(2);
+    expect(r.code, r.out).toBe(130);
+    expect(r.out).toContain('interrupted: the run is stopped and its temporary folder removed');
+    expect(r.out).not.toContain('ledger:');
+    expect(r.left).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
 // answer it; or the same command line given to main() in this process, where what is tested
 // is what it prints, not the process. Not a test file itself.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
@@ -121,4 +121,12 @@ export async function refusedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** Why a run in a terminal cannot happen here, or undefined: it needs util-linux's script(1) (BSD's takes other arguments). */
+export function noTerminal(): string | undefined {
+  const version = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  if (version.error) return 'no script(1) on PATH to give the run a terminal';
+  if (!/util-linux/.test(version.stdout)) return 'script(1) here is not util-linux\'s';
+  return undefined;
 }

@@ -50,9 +50,16 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   let closed = false;
   rl.on('line', (line) => { const w = waiting.shift(); if (w) w(line); else queue.push(line); });
   rl.on('close', () => { closed = true; for (const w of waiting.splice(0)) w(undefined); });
-  // Ctrl-C at the prompt ends the session like Ctrl-D. (Elsewhere, and from a pipe, the
-  // signal goes to cleanup.ts's handlers: the mock is closed, the workspace removed.)
-  rl.on('SIGINT', () => rl.close());
+  // Ctrl-C at the prompt ends the session like Ctrl-D. While the agent works, it ends the
+  // input too: the prompt is answered, then the session ends. That is said at once, or the
+  // key would seem ignored; and the terminal takes Ctrl-C back with the input, so a second
+  // one is a signal, which stops the run now. (Signals, and Ctrl-C from a pipe, go to
+  // cleanup.ts's handlers: the mock is closed, the workspace removed.)
+  rl.on('SIGINT', () => {
+    const working = waiting.length === 0 && !closed;
+    rl.close();   // first: once the line below is on screen, the terminal sends Ctrl-C as a signal again
+    if (working) process.stdout.write('\n(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)\n');
+  });
   const next = (prompt: string): Promise<string | undefined> => {
     process.stdout.write(prompt);
     if (queue.length > 0) return Promise.resolve(echo(queue.shift()!));
