@@ -12,7 +12,7 @@
 
 import { it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -235,6 +235,83 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-D at a ques
     expect(sent).not.toContain('the user denied this call');
   } finally {
     await mock.close();
+  }
+});
+
+// Ctrl-C while the model is still answering. While readline holds the terminal, the key
+// reaches it, not the process, as a signal would; left to readline, it only ends the input.
+
+/** A model that takes its time over one answer (the mock's real clock). */
+const slowScenario = { title: 'a slow answer', prompts: ['Take your time.'], tracks: { main: { turns: [{ latency_ms: 1500, text: 'A slow answer.' }] } } };
+
+/**
+ * `line` run by sh in a terminal (script(1)) with `env`; Ctrl-C typed `presses` times: first
+ * once the mock holds the prompt's request, then each time `again` is on the terminal. The
+ * prompt itself is typed first at a `you ▸ ` prompt, when there is one.
+ */
+async function ctrlCWhileAnswering(line: string, cwd: string, env: NodeJS.ProcessEnv, mock: { events: { type: string }[] }, presses: number, again: string): Promise<{ out: string; code: number | null }> {
+  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd, env: { ...process.env, SHELL: '/bin/sh', ...env } }), 'a run under script(1), interrupted');
+  let out = '';
+  let typed = false;
+  let pressed = 0;
+  const press = () => { pressed++; child.stdin.write('\u0003'); if (pressed === presses) child.stdin.end(); };
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => {
+    out += d;
+    if (!typed && out.includes('you ▸ ')) { typed = true; child.stdin.write('Take your time.\r'); }
+    if (pressed > 0 && pressed < presses && out.split(again).length - 1 >= pressed) press();
+  });
+  // The first Ctrl-C once the request is at the mock: the model is answering.
+  const asked = setInterval(() => { if (pressed === 0 && mock.events.some((e) => e.type === 'request')) { clearInterval(asked); press(); } }, 20);
+  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  }).finally(() => { clearTimeout(late); clearInterval(asked); });
+  return { out: out.replaceAll('\r\n', '\n'), code };
+}
+
+it.skipIf(withoutTerminal !== undefined)(`bin.ts at a terminal: Ctrl-C while the model answers is said at once and lets the answer come; a second one stops it${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  for (const presses of [1, 2]) {
+    const mock = await startMock({ latencyScale: 1, scenario: parseScenario(JSON.stringify(slowScenario), 'slow.json') });
+    try {
+      await withBinBundle('04-cli-sessions', async (bundle, work) => {
+        const line = [process.execPath, bundle].map(quoted).join(' ');
+        const { out, code } = await ctrlCWhileAnswering(line, work, { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, mock, presses, '(Ctrl-C: no more prompts');
+        const said = out.indexOf('(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)');
+        expect(said, out).toBeGreaterThan(out.indexOf('Take your time.'));
+        if (presses === 1) {
+          expect(code, out).toBe(0);
+          expect(out.indexOf('A slow answer.'), out).toBeGreaterThan(said);   // the prompt was answered all the same
+          expect(out.split('you ▸').length - 1).toBe(1);                      // and no prompt came after it
+        } else {
+          expect(code, out).toBe(130);                                         // ended by the signal
+          expect(out).not.toContain('A slow answer.');
+        }
+      });
+    } finally {
+      await mock.close();
+    }
+  }
+});
+
+it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-C stops the run there, as a signal would, and removes its workspace${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const mock = await startMock({ latencyScale: 1, scenario: parseScenario(JSON.stringify(slowScenario), 'slow.json') });
+  const dir = mkdtempSync(path.join(tmpdir(), 'bin-live-ctrl-c-'));
+  try {
+    const file = path.join(dir, 'slow.json');
+    writeFileSync(file, JSON.stringify(slowScenario));
+    const tmp = path.join(dir, 'tmp');
+    mkdirSync(tmp);
+    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '4', '--live', '--scenario', file].map(quoted).join(' ');
+    const { out, code } = await ctrlCWhileAnswering(line, ROOT, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, TMPDIR: tmp }, mock, 1, '');
+    expect(code, out).toBe(130);
+    expect(out).toContain('interrupted: the run is stopped and its temporary folder removed');
+    expect(out).not.toContain('A slow answer.');
+    expect(readdirSync(tmp)).toEqual([]);
+  } finally {
+    await mock.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

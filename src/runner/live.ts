@@ -131,6 +131,10 @@ export async function runLive(o: LiveOptions): Promise<number> {
     const model = o.model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL;
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
     const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+    // While readline holds the terminal, Ctrl-C reaches it as a key, not as a signal, and
+    // would only end its input: the run, and its spending, would go on. So it is made the
+    // signal it would have been, which stops the run (cleanup.ts: workspace removed, exit 130).
+    rl?.on('SIGINT', () => { rl.close(); process.kill(process.pid, 'SIGINT'); });
     // The input's end (Ctrl-D): a question still waiting would otherwise wait for ever.
     let inputEnded = false;
     const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => { inputEnded = true; resolve(undefined); }));

@@ -53,16 +53,29 @@ function readPipe(stream: NodeJS.ReadStream, quietMs = 1000): Promise<string> {
 const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stdout }) : undefined;
 let closed = false;
 rl?.on('close', () => { closed = true; });
+let asking = false;   // a prompt or a question waits for a line
 
-/** One line typed by the user, or undefined once input is closed (Ctrl-D). */
+// While readline holds the terminal, Ctrl-C reaches it as a key, not as a signal, and ends
+// the input as Ctrl-D does. At the prompt, that ends the session. While the agent works, it
+// means: answer this prompt, then stop. That is said at once, or the key would seem ignored;
+// and with the input closed the terminal sends Ctrl-C as a signal again, so a second one
+// stops the process.
+rl?.on('SIGINT', () => {
+  const working = !asking && !closed;
+  rl.close();
+  if (working) process.stdout.write('\n(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)\n');
+});
+
+/** One line typed by the user, or undefined once input is closed (Ctrl-D, or Ctrl-C). */
 function readLine(prompt: string): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
+  asking = true;
   return new Promise((resolve) => {
     // Listening for the close only while this question waits: a listener left behind by every
     // prompt would pile up, and Node warns past ten of them.
     const onClose = () => resolve(undefined);
     rl.once('close', onClose);
-    rl.question(prompt).then(resolve, () => resolve(undefined)).finally(() => rl.off('close', onClose));
+    rl.question(prompt).then(resolve, () => resolve(undefined)).finally(() => { asking = false; rl.off('close', onClose); });
   });
 }
 
