@@ -11,15 +11,13 @@
 // question, which bin.ts asks only there.
 
 import { it, expect } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { build } from 'esbuild';
-import { tracked } from './children.ts';
 import { makeProjectScratch } from './temp-guard.ts';
-import { noTerminal, refusedPort } from './cli-helpers.ts';
+import { inTerminal, noTerminal, refusedPort } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 
@@ -136,25 +134,10 @@ const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
  * `line` run by sh in a terminal (script(1)), in `cwd`; `typed` goes to the terminal once a
  * permission question is on it. What the terminal showed, and the exit status.
  */
-async function typedAtQuestion(line: string, cwd: string, env: NodeJS.ProcessEnv, typed: string): Promise<{ out: string; code: number | null }> {
-  // -e: script's exit status is the command's. /dev/null: no typescript file is kept.
-  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd, env: { ...process.env, SHELL: '/bin/sh', ...env } }), 'a command under script(1)');
-  let out = '';
-  child.stdout.setEncoding('utf8');   // a character split between two reads stays whole
-  child.stdout.on('data', (d: string) => {
-    out += d;
-    // Typed once the question is there: readline drops a line typed before anything asks
-    // for one, and the session would wait for an answer that never comes.
-    if (!child.stdin.writableEnded && out.includes('[y/N]')) child.stdin.end(typed);
-  });
-  child.stderr.on('data', (d) => { out += String(d); });
-  // Should the question never come, or the answer never be read, the wait ends here.
-  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  }).finally(() => clearTimeout(late));
-  return { out, code };
+function typedAtQuestion(line: string, cwd: string, env: NodeJS.ProcessEnv, typed: string): Promise<{ out: string; code: number | null }> {
+  // Typed once the question is there: readline drops a line typed before anything asks for
+  // one, and the session would wait for an answer that never comes.
+  return inTerminal(line, { cwd, env, label: 'a command', react: (out, keys) => { if (out.includes('[y/N]')) keys.end(typed); } });
 }
 
 /**
@@ -250,24 +233,15 @@ const slowScenario = { title: 'a slow answer', prompts: ['Take your time.'], tra
  * prompt itself is typed first at a `you ▸ ` prompt, when there is one.
  */
 async function ctrlCWhileAnswering(line: string, cwd: string, env: NodeJS.ProcessEnv, mock: { events: { type: string }[] }, presses: number, again: string): Promise<{ out: string; code: number | null }> {
-  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd, env: { ...process.env, SHELL: '/bin/sh', ...env } }), 'a run under script(1), interrupted');
-  let out = '';
   let typed = false;
   let pressed = 0;
-  const press = () => { pressed++; child.stdin.write('\u0003'); if (pressed === presses) child.stdin.end(); };
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (d: string) => {
-    out += d;
-    if (!typed && out.includes('you ▸ ')) { typed = true; child.stdin.write('Take your time.\r'); }
-    if (pressed > 0 && pressed < presses && out.split(again).length - 1 >= pressed) press();
-  });
-  // The first Ctrl-C once the request is at the mock: the model is answering.
-  const asked = setInterval(() => { if (pressed === 0 && mock.events.some((e) => e.type === 'request')) { clearInterval(asked); press(); } }, 20);
-  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  }).finally(() => { clearTimeout(late); clearInterval(asked); });
+  const { out, code } = await inTerminal(line, { cwd, env, label: 'a run interrupted', react: (shown, keys) => {
+    if (!typed && shown.includes('you ▸ ')) { typed = true; keys.type('Take your time.\r'); }
+    // The first Ctrl-C once the request is at the mock (the model is answering), the next ones each after `again`.
+    const due = pressed === 0 ? mock.events.some((e) => e.type === 'request') : shown.split(again).length - 1 >= pressed;
+    if (pressed < presses && due) { pressed++; keys.type('\u0003'); }
+    if (pressed === presses) keys.end();
+  } });
   return { out: out.replaceAll('\r\n', '\n'), code };
 }
 
@@ -318,24 +292,17 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-C stops the
 it.skipIf(withoutTerminal !== undefined)(`a long session at a terminal: prompt after prompt, no listener piles up (Node warns past ten)${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
   await withBinBundle('04-cli-sessions', async (bundle, work) => {
     // /clear needs no model: twelve prompts answered at once, then Ctrl-D.
-    const child = tracked(spawn('script', ['-qec', [process.execPath, bundle].map(quoted).join(' '), '/dev/null'], {
-      cwd: work, env: { ...process.env, SHELL: '/bin/sh', HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await refusedPort()}` },
-    }), 'bin.ts under script(1), many prompts');
-    let out = '';
     let prompts = 0;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d: string) => {
-      out += d;
-      const seen = out.split('you ▸').length - 1;
-      if (seen > prompts && !child.stdin.writableEnded) {
+    const { out, code } = await inTerminal([process.execPath, bundle].map(quoted).join(' '), {
+      cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: `http://127.0.0.1:${await refusedPort()}` }, label: 'bin.ts, many prompts',
+      react: (shown, keys) => {
+        const seen = shown.split('you ▸').length - 1;
+        if (seen <= prompts) return;
         prompts = seen;
-        if (prompts <= 12) child.stdin.write('/clear\r');
-        else child.stdin.end('\u0004');
-      }
+        if (prompts <= 12) keys.type('/clear\r');
+        else keys.end('\u0004');
+      },
     });
-    child.stderr.on('data', (d) => { out += String(d); });
-    const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => clearTimeout(late));
     expect(prompts, JSON.stringify(out)).toBe(13);
     expect(out).not.toContain('MaxListenersExceededWarning');
     expect(code, JSON.stringify(out)).toBe(0);

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ROOT, casesOf, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { WORKER_ENV, noTerminal, runInProcess, runMjs, type Ran } from './cli-helpers.ts';
+import { WORKER_ENV, inTerminal, noTerminal, runInProcess, runMjs, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchExercise } from '../src/runner/watch.ts';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -367,28 +367,16 @@ const withoutTerminal = noTerminal();
 async function replInterrupted(presses: number): Promise<{ out: string; code: number | null; left: string[] }> {
   const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '13', '--repl'].map((w) => `'${w}'`).join(' ');
   const tmp = mkdtempSync(path.join(tmpdir(), 'classroom-repl-tty-'));   // the run's temp folder: empty again at its end
-  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd: ROOT, env: { ...WORKER_ENV, NO_COLOR: '1', SHELL: '/bin/sh', TMPDIR: tmp } }), 'run.mjs 13 --repl under script(1)');
-  let out = '';
   let typed = false;
   let pressed = 0;
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (d: string) => {
-    out += d;
+  const { out, code } = await inTerminal(line, { cwd: ROOT, env: { NO_COLOR: '1', TMPDIR: tmp }, label: 'run.mjs 13 --repl', react: (shown, keys) => {
     // Typed once the prompt is on screen (readline drops a line typed before it asks), and
     // Ctrl-C once the main agent has launched its sub-agents, whose answers take a while.
-    if (!typed && out.includes('you ▸ ')) {
-      typed = true;
-      child.stdin.write('Where does each of our five services take its port from? Check them all in parallel.\r');
-    }
-    const due = pressed === 0 ? out.includes('⏺ agent(') : out.includes('(Ctrl-C: no more prompts');
-    if (pressed < presses && due) { pressed++; child.stdin.write('\u0003'); }
-    if (pressed === presses && !child.stdin.writableEnded) child.stdin.end();   // nothing more to type
-  });
-  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  }).finally(() => clearTimeout(late));
+    if (!typed && shown.includes('you ▸ ')) { typed = true; keys.type('Where does each of our five services take its port from? Check them all in parallel.\r'); }
+    const due = pressed === 0 ? shown.includes('⏺ agent(') : shown.includes('(Ctrl-C: no more prompts');
+    if (pressed < presses && due) { pressed++; keys.type('\u0003'); }
+    if (pressed === presses) keys.end();   // nothing more to type
+  } });
   const left = readdirSync(tmp);
   rmSync(tmp, { recursive: true, force: true });
   return { out: out.replaceAll('\r\n', '\n'), code, left };

@@ -130,3 +130,37 @@ export function noTerminal(): string | undefined {
   if (!/util-linux/.test(version.stdout)) return 'script(1) here is not util-linux\'s';
   return undefined;
 }
+
+/** The keyboard of a run in a terminal: type keys, or type the last ones and close the input. */
+export interface Keyboard { type(text: string): void; end(text?: string): void }
+
+/**
+ * `line` run by sh in a terminal made by util-linux script(1) (noTerminal says whether there
+ * is one), in `cwd`, with `env` over this worker's environment. `react` is called after each
+ * output, and every 20 ms for what happens off screen (a request reaching a mock), with all
+ * the terminal showed so far and its keyboard: the test types there what a person would, once
+ * the screen says it is time. What the terminal showed, as it was sent (\r\n line ends, colour
+ * codes), and the exit status; a run still going after 30 s is stopped.
+ */
+export async function inTerminal(line: string, o: { cwd: string; env: NodeJS.ProcessEnv; label: string; react: (out: string, keys: Keyboard) => void }): Promise<{ out: string; code: number | null }> {
+  // -e: script's exit status is the command's. /dev/null: no typescript file is kept.
+  const child = tracked(spawn('script', ['-qec', line, '/dev/null'], { cwd: o.cwd, env: { ...WORKER_ENV, SHELL: '/bin/sh', ...o.env } }), `${o.label} under script(1)`);
+  let out = '';
+  const keys: Keyboard = {
+    type: (text) => { if (!child.stdin.writableEnded) child.stdin.write(text); },
+    end: (text = '') => { if (!child.stdin.writableEnded) child.stdin.end(text); },
+  };
+  // Keys typed as the run ends find the pipe closed: that is its end, not the test's failure.
+  child.stdin.on('error', () => undefined);
+  const look = () => o.react(out, keys);
+  child.stdout.setEncoding('utf8');   // a character split between two reads stays whole
+  child.stdout.on('data', (d: string) => { out += d; look(); });
+  child.stderr.on('data', (d) => { out += String(d); look(); });
+  const tick = setInterval(look, 20);
+  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  }).finally(() => { clearTimeout(late); clearInterval(tick); });
+  return { out, code };
+}
