@@ -298,7 +298,8 @@ it.concurrent('end to end: `node steps/run.mjs 1` in a child process, colours of
 // a test beside it starts meanwhile gets the worker's environment, not those (a TMPDIR of
 // another test's, once, had a spawned run make its folder inside that test's).
 it('a command started while a run in this process has set its variables does not get them', async () => {
-  const own = mkdtempSync(path.join(tmpdir(), 'cli-env-'));
+  const worker = tmpdir();   // read now: while the run lasts, this process's own TMPDIR is the run's
+  const own = mkdtempSync(path.join(worker, 'cli-env-'));
   let done = false;
   const run = runInProcess(['1'], { env: { SUBAGENTS_PROBE: 'the in-process run', TMPDIR: own } }).finally(() => { done = true; });
   try {
@@ -306,7 +307,7 @@ it('a command started while a run in this process has set its variables does not
     const seen = sh(process.execPath, ['-e', 'console.log(JSON.stringify([process.env.SUBAGENTS_PROBE ?? null, process.env.TMPDIR]))']);
     expect(process.env.SUBAGENTS_PROBE).toBe('the in-process run');   // still set when the child was started
     const r = await seen;
-    expect(JSON.parse(r.out)).toEqual([null, tmpdir()]);
+    expect(JSON.parse(r.out)).toEqual([null, worker]);
   } finally {
     await run;
     rmSync(own, { recursive: true, force: true });
