@@ -168,6 +168,37 @@ it('when git worktree add fails, the branch it was to check out is deleted again
   expect(readdirSync(base).sort()).toEqual(['repo', 'repo.worktrees']);
 });
 
+it('when the parent\'s folder is a file in the checkout, the worktree and its branch are undone and no folder is left', async () => {
+  const { base, repo: dir } = await repo(false);
+  writeFileSync(path.join(dir, 'notes'), 'a file in the first commit\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'first');
+  // The parent works in a folder that has replaced the committed file of the same name.
+  rmSync(path.join(dir, 'notes'));
+  mkdirSync(path.join(dir, 'notes'));
+  await expect(createWorktree(path.join(dir, 'notes'), 'agent-1')).rejects.toThrow(/^the worktree has no folder notes to work in: /);
+  expect(branches(dir)).toEqual(['main']);
+  expect(worktrees(dir)).toBe(1);
+  expect(readdirSync(base)).toEqual(['repo']);
+});
+
+// The commit of a kept worktree's leftovers is the series' own bookkeeping, not the user's
+// commit: none of git's commit hooks runs for it, not even the user's own in .git/hooks
+// (--no-verify alone would still run prepare-commit-msg and post-commit).
+it('the commit of what a sub-agent left uncommitted runs none of the commit hooks in git\'s own folder', async () => {
+  const { base, repo: dir } = await repo();
+  const ran = path.join(base, 'hook-ran');
+  mkdirSync(path.join(dir, '.git', 'hooks'), { recursive: true });
+  for (const hook of ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit']) {
+    writeFileSync(path.join(dir, '.git', 'hooks', hook), `#!/bin/sh\necho ${hook} >> '${ran}'\n`, { mode: 0o755 });
+  }
+  const wt = await createWorktree(dir, 'agent-1');
+  writeFileSync(path.join(wt.dir, 'a.txt'), 'changed\n');
+  expect(await finishWorktree(wt)).toMatch(/1 commit on top of .*left uncommitted: "a\.txt"$/);
+  expect(git(dir, 'show', 'agent-1:a.txt')).toBe('changed');
+  expect(existsSync(ran) ? readFileSync(ran, 'utf8') : 'no hook ran').toBe('no hook ran');
+});
+
 it('eight made and finished at the same time in one repository all succeed (git is asked one at a time)', async () => {
   const { base, repo: dir } = await repo();
   const all = await Promise.all(Array.from({ length: 8 }, (_, i) => createWorktree(dir, `agent-${i + 1}`)));

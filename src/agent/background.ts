@@ -245,7 +245,7 @@ function startRun(agent: BackgroundAgent, parent: ParentConfig): void {
   });
 }
 
-/** An error as one line, as subagent.ts's describeError words it (this file imports nothing above it). */
+/** An error as one line, as cli.ts's errorLine words an API error (this file imports nothing above it). */
 function errorText(err: unknown): string {
   const body = err instanceof APIError ? (err.error as { error?: { type?: string; message?: string } } | undefined) : undefined;
   if (body?.error?.message) return `API error ${(err as APIError).status ?? 'mid-stream'} (${body.error.type}): ${body.error.message}`;

@@ -580,7 +580,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: "      await removeEmpty(path.dirname(dir));\n      await git(['worktree', 'prune'], top!, hooks);", replace: "      await git(['worktree', 'prune'], top!, hooks);",
     case: 'add-fails', fails: 'and nothing of either attempt is left beside the repository' },
   { chapter: 16, todo: 'create-worktree', shortcut: 'nothing undone when git worktree add fails',
-    find: "      await git(['branch', '-D', branch], top!, hooks);\n      throw new Error(`git worktree add failed: ${added.err}`);", replace: '      throw new Error(`git worktree add failed: ${added.err}`);',
+    find: '    if (!added.ok) return undo(`git worktree add failed: ${added.err}`);', replace: '    if (!added.ok) throw new Error(`git worktree add failed: ${added.err}`);',
     case: 'add-fails', fails: 'the branch made for it is gone again' },
   { chapter: 16, todo: 'create-worktree', shortcut: "the kept worktree's path given from the top of the repository, not from the parent's folder",
     find: 'shown: path.relative(here, dir), hooks };', replace: 'shown: path.relative(top!, dir), hooks };',

@@ -100,7 +100,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     if (flags.print) break;   // one-shot
   }
   // No prompt is left, but background agents may still run: the session does not end on them.
-  // It waits, and wakes the main agent with their notifications (agent.ts, settle), and says
+  // It waits, and wakes the main agent with their notifications (session.ts, settle), and says
   // so: at a terminal, the input is over and nothing else would show why the session goes on.
   if (session.config.background!.busy()) out.write('\n(background agents have not all reported yet: the session waits for them; Ctrl-C stops it)\n');
   try {

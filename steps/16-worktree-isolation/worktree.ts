@@ -15,8 +15,9 @@
 // Only git is used, through execFile (no shell). Every step that can fail undoes what the
 // steps before it made, so a failed start leaves no branch, no folder and no git entry.
 //
-// Not here: merging (the parent does it with git, like any change), a sweep of old kept
-// worktrees, and Ctrl-C: a worktree in use when the session is killed stays, as a kept one does.
+// Not here: merging (the parent does it with git, like any change) and a sweep of old kept
+// worktrees. Ctrl-C is bin.ts's: it finishes what is unfinished (finishUnfinished) before the
+// process ends; only a kill no process can catch leaves a worktree in use behind.
 
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -122,20 +123,23 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
       if (taken.ok) continue;        // a branch of that name exists (a kept one, say): next name
       throw new Error(`git could not make the branch ${branch}: ${made.err}`);
     }
-    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!, hooks);
-    if (!added.ok) {
-      // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
+    // Undo, in reverse: the folder git may have begun, its entry, the branch made above.
+    const undo = async (why: string): Promise<never> => {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       await removeEmpty(path.dirname(dir));
       await git(['worktree', 'prune'], top!, hooks);
       await git(['branch', '-D', branch], top!, hooks);
-      throw new Error(`git worktree add failed: ${added.err}`);
-    }
+      throw new Error(why);
+    };
+    const added = await git(['worktree', 'add', '--quiet', dir, branch], top!, hooks);
+    if (!added.ok) return undo(`git worktree add failed: ${added.err}`);
     // The parent may work in a subfolder of the repository (`here`): the child works in the same one.
     // A folder git does not track (empty, or with untracked files only) is not in the checkout:
-    // it is made, empty. An empty folder is no change to git, so it keeps no worktree.
+    // it is made, empty. An empty folder is no change to git, so it keeps no worktree. Where the
+    // checkout has a file by that name (the parent's folder replaced a committed file), it cannot be.
     const childCwd = path.join(dir, path.relative(top!, here));
-    await mkdir(childCwd, { recursive: true });
+    const madeCwd = await mkdir(childCwd, { recursive: true }).then(() => undefined, (error: Error) => error);
+    if (madeCwd) return undo(`the worktree has no folder ${path.relative(top!, here)} to work in: ${madeCwd.message}`);
     return { repo: top!, dir, branch, base: base!, cwd: childCwd, shown: path.relative(here, dir), hooks };
   }
   throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
@@ -186,13 +190,16 @@ export function worktreeRemoved(wt: Worktree): string {
 
 /**
  * Commit everything the sub-agent left uncommitted, new files included, on its branch. No
- * hooks and no signing: this is bookkeeping for the merge, not the user's own commit.
+ * hooks and no signing: this is bookkeeping for the merge, not the user's own commit. No
+ * hooks means none of the commit's four (pre-commit, prepare-commit-msg, commit-msg,
+ * post-commit), not only the two --no-verify skips: git's hooks folder is pointed at
+ * /dev/null, where no hook can be.
  */
 async function commitLeftovers(wt: Worktree): Promise<Git> {
   const added = await git(['add', '--all'], wt.dir, wt.hooks);
   if (!added.ok) return added;
   const message = `What the sub-agent on ${wt.branch} left uncommitted`;
-  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '--message', message], wt.dir, wt.hooks);
+  return git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--message', message], wt.dir, '/dev/null');
 }
 
 /** Up to five file names, quoted, and how many more. */
