@@ -279,6 +279,12 @@ describe.concurrent('the classroom commands', () => {
       expect(r.code).toBe(0);
       expect(r.out).toContain('--- yours/helper.ts\n+++ reference/helper.ts\n@@ -1 +0,0 @@\n-export const x = 1;\n');
       expect(r.out).toContain(`--- yours/${path.join('lib', 'more.ts')}\n`);
+      // A changed line is named by its line in the file, header line included.
+      const lines = readFileSync(path.join(dir, 'agent.ts'), 'utf8').split('\n');
+      const line30 = lines[29]!;
+      lines[29] = `${line30} // mine`;
+      writeFileSync(path.join(dir, 'agent.ts'), lines.join('\n'));
+      expect((await runInProcess(['11', '--solution', dir])).out).toContain(`--- yours/agent.ts\n+++ reference/agent.ts\n@@ -27,7 +27,7 @@\n`);
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 

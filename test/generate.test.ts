@@ -4,7 +4,7 @@
 // check that this repository's own snapshots are fresh. Marker parsing itself is
 // covered by markers.test.ts.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,7 +118,7 @@ describe('chapterDiff', () => {
       [
         '--- a/steps/01-agent-loop/main.ts',
         '+++ b/steps/02-tools/main.ts',
-        '@@ -3,5 +3,5 @@',
+        '@@ -4,5 +4,5 @@',
         " import { greet } from './tools.ts';",
         ' ',
         ' export function run(): string {',
@@ -136,18 +136,18 @@ describe('chapterDiff', () => {
       [
         '--- a/steps/02-tools/gone.ts',
         '+++ /dev/null',
-        '@@ -1 +0,0 @@',
+        '@@ -2 +0,0 @@',
         '-export const gone = true;',
         '--- /dev/null',
         `+++ b/steps/${LATE_DIR}/late.ts`,
-        '@@ -0,0 +1,4 @@',
+        '@@ -0,0 +2,4 @@',
         '+// Fixture file that only exists from chapter 3 on: its header comment sits',
         '+// outside the block, so chapters 1-2 see only a comment and get no file.',
         '+',
         '+export const late = 3;',
         '--- a/steps/02-tools/main.ts',
         `+++ b/steps/${LATE_DIR}/main.ts`,
-        '@@ -1,6 +1,7 @@',
+        '@@ -2,6 +2,7 @@',
         ' // Fixture entry point: the smallest marked program.',
         ' ',
         " import { greet } from './tools.ts';",
@@ -162,13 +162,13 @@ describe('chapterDiff', () => {
     expect(await chapterDiff(root, AFTER_LATE)).toBe('');
   });
 
-  it('diffs chapter 1 against nothing, excluding the header line', async () => {
+  it('diffs chapter 1 against nothing, excluding the header line (its line numbers still count it)', async () => {
     const diff = await chapterDiff(await fixtureRoot(), 1, 'tools.ts');
     expect(diff).toBe(
       [
         '--- /dev/null',
         '+++ b/steps/01-agent-loop/tools.ts',
-        '@@ -0,0 +1,5 @@',
+        '@@ -0,0 +2,5 @@',
         '+// Fixture tools: the same in every chapter.',
         '+',
         '+export function greet(name: string): string {',
@@ -181,6 +181,31 @@ describe('chapterDiff', () => {
 
   it('refuses a chapter outside the table', async () => {
     await expect(chapterDiff(await fixtureRoot(), 99)).rejects.toThrow('chapter 99 is not in the chapter table');
+  });
+
+  // The diff leaves the snapshots' header out, but a reader who opens the file a hunk names
+  // at the line it names must find the lines the hunk shows there.
+  it("the project's own diffs number their hunks as the snapshot files on disk are", async () => {
+    const root = REPO_ROOT;
+    let checked = 0;
+    for (const n of [2, 15, 16]) {
+      let files: { old?: string[]; new?: string[] } = {};
+      let at = { old: 0, new: 0 };
+      for (const line of (await chapterDiff(root, n)).split('\n')) {
+        const label = /^(---|\+\+\+) (?:[ab]\/(.+)|\/dev\/null)$/.exec(line);
+        if (label) {
+          const lines = label[2] === undefined ? undefined : readFileSync(join(root, label[2]), 'utf8').split('\n');
+          files = label[1] === '---' ? { old: lines } : { ...files, new: lines };
+          continue;
+        }
+        const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@$/.exec(line);
+        if (hunk) { at = { old: Number(hunk[1]), new: Number(hunk[2]) }; continue; }
+        const [kind, text] = [line[0], line.slice(1)];
+        if (kind === ' ' || kind === '-') { expect(`${files.old?.[at.old - 1]}`, `old line ${at.old}`).toBe(text); at.old++; checked++; }
+        if (kind === ' ' || kind === '+') { expect(`${files.new?.[at.new - 1]}`, `new line ${at.new}`).toBe(text); at.new++; checked++; }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
   });
 });
 

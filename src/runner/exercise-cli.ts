@@ -397,13 +397,16 @@ export async function showSolution(ch: Chapter, dir: string, print: (s: string) 
     if (existsSync(d)) for (const f of codeFiles(d, (name) => name.endsWith('.ts'))) names.add(f);
   }
   // The header line differs by design (the exercise names its folder, the snapshot its
-  // source): left out; any other first line is code.
-  const body = async (file: string) => {
-    try { return (await readFile(file, 'utf8')).replace(/^\/\/ (?:EXERCISE for|GENERATED from) .*\n/, ''); } catch { return ''; }
+  // source): left out of the diff, though not of the line numbers; any other first line is code.
+  const HEADER = /^\/\/ (?:EXERCISE for|GENERATED from) .*\n/;
+  const read = async (file: string) => {
+    try { return await readFile(file, 'utf8'); } catch { return ''; }
   };
   let out = '';
   for (const name of [...names].sort()) {
-    out += unifiedDiff(await body(path.join(dir, name)), await body(path.join(reference, name)), `yours/${name}`, `reference/${name}`);
+    const [yours, theirs] = [await read(path.join(dir, name)), await read(path.join(reference, name))];
+    const above = { old: HEADER.test(yours) ? 1 : 0, new: HEADER.test(theirs) ? 1 : 0 };
+    out += unifiedDiff(yours.replace(HEADER, ''), theirs.replace(HEADER, ''), `yours/${name}`, `reference/${name}`, above);
   }
   print(out === '' ? 'Your code matches the reference exactly.' : colorDiff(out.trimEnd(), c));
   return 0;

@@ -1,7 +1,7 @@
 // A small line diff: Myers' O(ND) shortest edit script, printed as a unified diff
 // (`---`/`+++` headers, `@@` hunks with context). Used for the chapter-to-chapter
 // diffs in the docs. It is not a general diff tool: no options besides the context
-// size, no word diffs, no patch application. Same input, same output, always.
+// size and the lines a file has above the diffed text, no word diffs, no patch application. Same input, same output, always.
 
 import { splitLinesKeepEnds } from './markers.ts';
 
@@ -109,13 +109,21 @@ export function hunks(edits: readonly Edit[], context: number): Edit[][] {
   return result;
 }
 
-function hunkHeader(hunk: readonly Edit[]): string {
+/**
+ * Lines each side's file has above the text that was diffed (a snapshot's GENERATED header,
+ * left out of the diff by design): added to the hunks' line numbers, so that they point at
+ * the lines of the file the reader opens.
+ */
+export interface LinesAbove { old: number; new: number }
+const NONE_ABOVE: LinesAbove = { old: 0, new: 0 };
+
+function hunkHeader(hunk: readonly Edit[], above: LinesAbove): string {
   const first = hunk[0] as Edit;
   const oldCount = hunk.filter((e) => e.kind !== '+').length;
   const newCount = hunk.filter((e) => e.kind !== '-').length;
   // An empty side names the line before it (0 for "before the first line").
-  const oldStart = oldCount === 0 ? first.oldIndex : first.oldIndex + 1;
-  const newStart = newCount === 0 ? first.newIndex : first.newIndex + 1;
+  const oldStart = above.old + (oldCount === 0 ? first.oldIndex : first.oldIndex + 1);
+  const newStart = above.new + (newCount === 0 ? first.newIndex : first.newIndex + 1);
   const span = (start: number, count: number): string => (count === 1 ? `${start}` : `${start},${count}`);
   return `@@ -${span(oldStart, oldCount)} +${span(newStart, newCount)} @@\n`;
 }
@@ -130,12 +138,12 @@ function printEdit(edit: Edit): string {
  * (0-based, of the new text): the `@@` hunks with their context, no file headers, or ''
  * when none of those lines changed. For showing how one block replaced earlier code.
  */
-export function hunksTouching(oldText: string, newText: string, start: number, end: number, context = 3): string {
+export function hunksTouching(oldText: string, newText: string, start: number, end: number, above = NONE_ABOVE, context = 3): string {
   const edits = diffLines(splitLinesKeepEnds(oldText), splitLinesKeepEnds(newText));
   let out = '';
   for (const hunk of hunks(edits, context)) {
     if (!hunk.some((e) => e.kind !== ' ' && e.newIndex >= start && e.newIndex <= end)) continue;
-    out += hunkHeader(hunk);
+    out += hunkHeader(hunk, above);
     for (const edit of hunk) out += printEdit(edit);
   }
   return out;
@@ -145,12 +153,12 @@ export function hunksTouching(oldText: string, newText: string, start: number, e
  * A unified diff of two texts, or '' when they are equal. An added or removed file
  * is just an empty side; the caller picks the labels (e.g. `/dev/null`).
  */
-export function unifiedDiff(oldText: string, newText: string, oldLabel: string, newLabel: string, context = 3): string {
+export function unifiedDiff(oldText: string, newText: string, oldLabel: string, newLabel: string, above = NONE_ABOVE, context = 3): string {
   if (oldText === newText) return '';
   const edits = diffLines(splitLinesKeepEnds(oldText), splitLinesKeepEnds(newText));
   let out = `--- ${oldLabel}\n+++ ${newLabel}\n`;
   for (const hunk of hunks(edits, context)) {
-    out += hunkHeader(hunk);
+    out += hunkHeader(hunk, above);
     for (const edit of hunk) out += printEdit(edit);
   }
   return out;

@@ -312,7 +312,8 @@ export function defaultResolvers(
       const { marked } = await sourceOf(file);
       const { start, end } = blockSpan(marked, block, n);
       const prev = previousWritten(n);
-      const text = hunksTouching(prev ? renderChapter(marked, prev.n) : '', renderChapter(marked, n), start, end);
+      // Numbered as in the snapshots, below their one-line header.
+      const text = hunksTouching(prev ? renderChapter(marked, prev.n) : '', renderChapter(marked, n), start, end, { old: prev ? 1 : 0, new: 1 });
       if (text === '') throw new Error(`block '${block}' of ${file} is the same in chapter ${n} as before: use a code region`);
       return text;
     },

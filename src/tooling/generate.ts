@@ -227,7 +227,9 @@ export function diffChapter(sources: readonly AgentSource[], n: number, file?: s
     const newBody = after.get(name);
     const oldLabel = prev && oldBody !== undefined ? `a/${snapshotPath(prev, name)}` : '/dev/null';
     const newLabel = newBody !== undefined ? `b/${snapshotPath(ch, name)}` : '/dev/null';
-    out += unifiedDiff(oldBody ?? '', newBody ?? '', oldLabel, newLabel);
+    // The snapshots' one-line header is left out of the diff, not out of the line numbers.
+    const above = { old: oldBody === undefined ? 0 : 1, new: newBody === undefined ? 0 : 1 };
+    out += unifiedDiff(oldBody ?? '', newBody ?? '', oldLabel, newLabel, above);
   }
   return out;
 }
