@@ -39,12 +39,14 @@ export async function docTranscript(n: number, caseName: string, options: RunOpt
   // table has the same numbers) and the expectations that held (the verdict line counts
   // them); never a table, a failure or the verdict. The command reruns it whole.
   const conversation = options.excerpt
-    ? ['(an excerpt: the conversation and the expectations that held are left out; the command shows them)']
+    ? ["(an excerpt: the conversation, each sub-agent's line and the expectations that held are left out; the command shows them)"]
     : renderTranscript(result.events, { color: plain, width: 100, trace: options.trace, scenario, asked: result.asked });
   const reports = agentReports(result.terminal, !options.excerpt);
   const lines = [command, '', ...conversation, '', ...(table.length > 0 ? [...table, ''] : []), ...reports];
   for (const f of result.failures) lines.push(`✖ scenario problem: ${f}`);
   if (result.crash) lines.push(`✖ the agent crashed: ${result.crash}`);
+  // A failure's detail and hint are left out here, excerpt or not (docs/README.md says so):
+  // the detail names times and ids, and the chapter's prose says what went wrong.
   for (const e of result.expectations) if (!(options.excerpt && e.ok)) lines.push(`${e.ok ? '✔' : '✖'} ${e.name}`);
   const passed = result.expectations.filter((e) => e.ok).length;
   lines.push('', `${result.ok ? 'PASS' : 'FAIL'} ${passed}/${result.expectations.length} expectations`);
