@@ -60,8 +60,8 @@ const TOOL_NAMES = [...BASE_TOOLS.map((t) => t.spec.name), AGENT_TOOL_NAME];
 /**
  * Fields of Claude Code's agent files that have no effect in this series, each with the note
  * the loader prints: what the field does there, and why nothing happens here. The list is the
- * sub-agents page's "Supported frontmatter fields" (code.claude.com/docs/en/sub-agents, as of
- * Claude Code 2.1.9x, checked 2026-12) minus the fields FIELDS reads.
+ * sub-agents page's "Supported frontmatter fields" (code.claude.com/docs/en/sub-agents,
+ * checked 2026-12) minus the fields FIELDS reads.
  */
 const NO_EFFECT: Readonly<Record<string, string>> = {
   effort: 'Claude Code sets the reasoning effort while this agent runs; this series sends no effort setting',

@@ -12,8 +12,8 @@
 // execute anyway. So an agent call without a type takes the general sub-agent's path.
 //
 //> 13-14 coordinator-header-not-here
-// Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
-// one); in this series a worker runs until it reports.
+// Not here: a follow-up to a worker, or stopping one (chapter 15 adds both); until then a
+// worker runs until it reports.
 //<
 //> 15 coordinator-header-background
 // From chapter 15 on, its workers run in the background, and it keeps the two tools that act

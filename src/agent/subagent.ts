@@ -169,8 +169,9 @@ export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
 //> 13 tools-for-nesting
 /**
  * The tools a sub-agent of this type gets. The agent tool only when `mayNest` (the child
- * would still be above the depth cap) and the type grants every tool; explore and plan
- * list their three read-only tools, so they never delegate.
+ * would still be above the depth cap) and the type grants it ('*', or from chapter 14 an
+ * agent file that lists it); explore and plan list their three read-only tools, so they
+ * never delegate.
  */
 export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
 //<
@@ -235,7 +236,7 @@ export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfi
   //> 13 depth-guard
   // Nesting is allowed now, up to the cap. Past it the call is refused, before runTool's
   // lookup: an agent at the cap is not offered the tool, and if its model calls it anyway
-  // the refusal names the limit instead of "no such tool". A fork call is judged by the
+  // the refusal names the limit instead of "no tool named agent". A fork call is judged by the
   // fork guard (fork.ts) instead.
   if (call.name === AGENT_TOOL_NAME && config.depth >= config.limits.maxDepth && !takesForkPath(input, config)) {
     return depthRefusal(config.limits, config.depth);
@@ -259,19 +260,24 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
 }
 
 //> 11-14 run-subagent-signature
-/** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
+/**
+ * Fork, execute, return, forget. A run that fails comes back as text; only a bad call (an
+ * unknown type, no prompt) throws, and the loop returns that as an error result.
+ */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
 //<
 //> 15-15 run-subagent-signature-background
 /**
- * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
+ * Fork, execute, return, forget. A run that fails comes back as text; only a bad call (an
+ * unknown type, no prompt) throws, and the loop returns that as an error result.
  * `background`: the main agent's call. It returns the launch notice at once (background.ts).
  */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig, background = false): Promise<string> {
 //<
 //> 16 run-subagent-signature-worktree
 /**
- * Fork, execute, return, forget. Failures come back as text; they never throw into the parent.
+ * Fork, execute, return, forget. A run that fails comes back as text; only a bad call (an
+ * unknown type, no prompt) throws, and the loop returns that as an error result.
  * `background`: the main agent's call. It returns the launch notice at once (background.ts).
  * `notes`: where an isolated sub-agent's worktree ended up, for the caller to add after the report.
  */
@@ -348,7 +354,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
-    refuse: parent.refuse,                      // the agent tool's guard, below: a child may not do what its depth forbids
+    refuse: parent.refuse,                      // the agent tool's guard (agentCallRefusal): a child may not do what its depth forbids
     //> 11-13 subagent-max-turns
     maxTurns: 20,
     //<

@@ -108,7 +108,10 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
   return [type.systemPrompt, claudeMdSection(parts.claudeMd), gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\n\n');
 }
 
-/** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
+/**
+ * Fork, execute, return, forget. A run that fails comes back as text; only a bad call (an
+ * unknown type, no prompt) throws, and the loop returns that as an error result.
+ */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
   const typeName = typeof input.subagent_type === 'string' ? input.subagent_type : 'general';
   const types = AGENT_TYPES;
@@ -135,7 +138,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
-    refuse: parent.refuse,                      // the agent tool's guard, below: a child may not do what its depth forbids
+    refuse: parent.refuse,                      // the agent tool's guard (agentCallRefusal): a child may not do what its depth forbids
     maxTurns: 20,
     promptParts: parent.promptParts,
   };

@@ -111,7 +111,7 @@ export interface Skill {
 /** A sub-agent type: the configuration that makes the same loop a specialist (subagent.ts). */
 export interface AgentType {
   description: string;
-  /** Tool names it gets; '*' means every tool of the parent except `agent`. */
+  /** Tool names it gets; '*' means every tool of the parent except `agent` and `exit_plan_mode`. */
   tools: string[] | '*';
   /** Its own model, when the type has one; otherwise it inherits the parent's. */
   model?: string;

@@ -138,9 +138,9 @@ interface ForkBatch {
   returned: number;
 }
 
-// One batch per assistant message: the loop runs tool calls one after another, so the first
-// fork call of a turn starts the children of ALL the turn's fork calls, and each call then
-// waits for its own child. They run at the same time; chapter 11's path stays sequential.
+// One batch per run of agent calls admitted together (limits.ts runs them at the same time):
+// the first fork call of the run starts the children of all of its fork calls, and each
+// call then waits for its own child.
 const batches = new WeakMap<object, ForkBatch>();
 
 function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatch {
@@ -189,9 +189,9 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
 
 /**
  * One child: run it, hand back its final report, roll its spending into the parent's.
- * It never rejects. The children of a batch start together, but each call awaits only its
- * own child, and only once it gets there (after the calls before it, or its own permission
- * check): a child that failed before its call awaited it would be a rejection nobody handles,
+ * It never rejects. A batch's first call launches all its children (the first alone, the rest
+ * once its response has begun), but each call awaits only its own child, and only once it
+ * gets there (after the calls before it, or its own permission check): a child that failed before its call awaited it would be a rejection nobody handles,
  * and Node ends the whole process for that. So every failure, from building the child's
  * config to its last request, becomes text.
  */

@@ -11,8 +11,8 @@
 // and orchestrate instead of executing, and with only `agent` to call it could not
 // execute anyway. So an agent call without a type takes the general sub-agent's path.
 //
-// Not here: Claude Code's extra coordinator tools (messages to running workers, stopping
-// one); in this series a worker runs until it reports.
+// Not here: a follow-up to a worker, or stopping one (chapter 15 adds both); until then a
+// worker runs until it reports.
 
 import type { AgentHost, LoopConfig } from './types.ts';
 import { parseFlags } from './cli.ts';

@@ -104,8 +104,9 @@ export function agentToolFor(types: Record<string, AgentType>): Tool {
 
 /**
  * The tools a sub-agent of this type gets. The agent tool only when `mayNest` (the child
- * would still be above the depth cap) and the type grants every tool; explore and plan
- * list their three read-only tools, so they never delegate.
+ * would still be above the depth cap) and the type grants it ('*', or from chapter 14 an
+ * agent file that lists it); explore and plan list their three read-only tools, so they
+ * never delegate.
  */
 export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean): Tool[] {
   // exit_plan_mode asks the user to approve a plan; a sub-agent has no user of its own,
@@ -133,7 +134,7 @@ export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfi
   }
   // Nesting is allowed now, up to the cap. Past it the call is refused, before runTool's
   // lookup: an agent at the cap is not offered the tool, and if its model calls it anyway
-  // the refusal names the limit instead of "no such tool". A fork call is judged by the
+  // the refusal names the limit instead of "no tool named agent". A fork call is judged by the
   // fork guard (fork.ts) instead.
   if (call.name === AGENT_TOOL_NAME && config.depth >= config.limits.maxDepth && !takesForkPath(input, config)) {
     return depthRefusal(config.limits, config.depth);
@@ -152,7 +153,10 @@ function subagentSystemPrompt(type: AgentType, parts: PromptParts): string {
   return [type.systemPrompt, claudeMdSection(parts.claudeMd), gitStatusSection(parts.gitStatus)].filter((s) => s !== '').join('\n\n');
 }
 
-/** Fork, execute, return, forget. Failures come back as text; they never throw into the parent. */
+/**
+ * Fork, execute, return, forget. A run that fails comes back as text; only a bad call (an
+ * unknown type, no prompt) throws, and the loop returns that as an error result.
+ */
 export async function runSubagent(input: Record<string, unknown>, parent: LoopConfig): Promise<string> {
   // No type named and forks on: the child inherits the conversation instead (fork.ts).
   if (takesForkPath(input, parent)) return runForkCall(input, parent);
@@ -184,7 +188,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
-    refuse: parent.refuse,                      // the agent tool's guard, below: a child may not do what its depth forbids
+    refuse: parent.refuse,                      // the agent tool's guard (agentCallRefusal): a child may not do what its depth forbids
     maxTurns: type.maxTurns ?? 20,
     promptParts: parent.promptParts,
   };

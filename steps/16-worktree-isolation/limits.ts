@@ -17,8 +17,8 @@
 // config copies the reference, not the number), so a grandchild counts against the same cap
 // as its grandparent's siblings.
 //
-// Not here: what a refused call looks like to the model (runTool turns a thrown refusal
-// into an is_error tool_result, as it does for every failing tool).
+// A call past the concurrency cap gets its is_error tool_result here, from runCalls; one
+// past the depth cap is refused in subagent.ts, and runTool makes that an is_error result too.
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Limits, LoopConfig } from './types.ts';
