@@ -11,7 +11,7 @@
 // The scratch folder sits inside the project (.tmp/) so that the folder's imports of
 // '@anthropic-ai/sdk' resolve to the project's node_modules. It is always removed.
 //
-// With `cached` (`--selfcheck --cached`, as `npm test` runs it), a mutation already killed
+// With `cached` (`--selfcheck --cached`, as CI runs it), a mutation already killed
 // by exactly the same inputs is not run again: see verdictKey for what those are. Only
 // kills are kept (in node_modules/.cache); a survivor, or one that cannot be applied, is
 // always tried afresh.
