@@ -20,6 +20,7 @@ import { FORK_BOILERPLATE_TAG, FORK_DIRECTIVE_PREFIX, FORK_PLACEHOLDER_RESULT, F
 import { SCANNED_MARK } from '../steps/13-parallel-limits/scan.ts';
 import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH } from '../steps/13-parallel-limits/limits.ts';
 import { LAUNCHED, NOTIFICATION_TAG } from '../steps/15-background-agents/background.ts';
+import { MODEL_ALIASES } from '../steps/14-custom-agents/models.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../src/mock/types.ts';
 import type { XrayTrace } from '../src/xray/trace.ts';
 import { runOnce } from './chapter-runs.ts';
@@ -144,6 +145,12 @@ describe("the series' facts", () => {
     expect([value(facts, 'agents.folders'), facts.find((f) => f.id === 'agents.folders')?.version]).toEqual([all, 'chapter 14']);
   });
 
+  it("chapter 14's aliases case: each alias's sub-agent asks for the id models.ts gives that alias", async () => {
+    const facts = extractFacts(await seriesOnce());
+    const expected = ['haiku', 'opus', 'sonnet'].map((alias) => `${alias}: ${MODEL_ALIASES[alias]}`).join(' · ');
+    expect([value(facts, 'agents.models'), facts.find((f) => f.id === 'agents.models')?.version]).toEqual([expected, 'chapter 14']);
+  });
+
   it("chapter 9's own-skills case: in acceptEdits, an ordinary edit goes through, writes into .claude/skills and .claude/agents wait for a yes", async () => {
     const facts = extractFacts(await seriesOnce());
     expect([value(facts, 'skills.own-folder'), facts.find((f) => f.id === 'skills.own-folder')?.version])
@@ -195,6 +202,8 @@ describe('a chapter broken on purpose flips its row', () => {
       'no limit met: all 21 calls of one message started'],
     ["the user's agent file winning a name: chapter 14's precedence row", 'user-agent-wins', 14, ['skills'], 'agents.precedence',
       'the personal one (~/.claude/agents)'],
+    ["an agent file's alias taken for a model id: chapter 14's models row", 'model-alias-unknown', 14, ['skills'], 'agents.models',
+      'haiku: no sub-agent ran · opus: no sub-agent ran · sonnet: no sub-agent ran'],
     ["the root's agent file winning a name: chapter 14's folders row", 'root-agent-wins', 14, undefined, 'agents.folders',
       "reads the starting folder, the folders between, the root · a sibling folder: not read · one name at both ends: the root's wins"],
   ] as const)('%s goes from same to different', async (_title, mutation, chapter, cases, id, broken) => {

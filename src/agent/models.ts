@@ -8,7 +8,8 @@
 // aliases": `sonnet`, `opus`, `haiku` follow the newest model of their family) and its
 // sub-agents page (code.claude.com/docs/en/sub-agents: an agent's `model` is an alias, a full
 // id, or `inherit`). The ids are measured: Claude Code 2.1.328, given agent files with
-// `model: haiku`, `opus` and `sonnet`, sent their requests to exactly these ids. A later
+// `model: haiku`, `opus` and `sonnet`, sent their requests to exactly these ids (the x-ray's
+// agents.models; chapter 14's aliases case checks this table against them). A later
 // release may move them. `inherit` is not an alias of an id: it means the parent's model,
 // and agents.ts handles it.
 

@@ -73,6 +73,7 @@ export const FACT_TITLES: readonly { id: string; title: string; chapter: number 
   { id: 'skills.own-folder', title: 'acceptEdits: writes into .claude/skills and .claude/agents, beside an ordinary file', chapter: 9 },
   { id: 'agents.precedence', title: 'an agent of the same name in the project and in ~/.claude/agents', chapter: 14 },
   { id: 'agents.folders', title: "started in a subfolder: which folders' .claude/agents it reads", chapter: 14 },
+  { id: 'agents.models', title: "an agent file's model alias: the model id its sub-agent's requests name", chapter: 14 },
   { id: 'worktree.isolation', title: "the agent tool's isolation field", chapter: 16 },
   { id: 'worktree.cwd', title: 'where an isolated sub-agent works', chapter: 16 },
   { id: 'worktree.unchanged', title: 'after a run, the worktree of a sub-agent that changed nothing', chapter: 16 },
@@ -1157,6 +1158,28 @@ function keptReport(all: Analysed[]): Fact {
 }
 
 /** Every fact the traces of one source show; `not measured` where none of them shows it. */
+/** The aliases an agent file may name its model by (models.ts holds the series' ids for them). */
+const MODEL_ALIAS_NAMES = ['haiku', 'opus', 'sonnet'];
+
+/**
+ * Agent files in .claude/agents whose `model:` is an alias: the model id of the first request
+ * of a sub-agent of that type, alias by alias; "no sub-agent ran" when the file started none
+ * (a loader that refused the alias, say).
+ */
+function agentModels(all: Analysed[]): Fact {
+  for (const a of all) {
+    const seen = new Map<string, string>();
+    for (const [p, text] of Object.entries(a.trace.files ?? {})) {
+      const [name, alias] = [frontmatterField(text, 'name'), frontmatterField(text, 'model')];
+      if (!/^\.claude\/agents\/[^/]+\.md$/.test(p) || name === undefined || alias === undefined || !MODEL_ALIAS_NAMES.includes(alias)) continue;
+      const child = a.convs.find((c) => c.parent?.input.subagent_type === name);
+      seen.set(alias, child?.exchanges[0]?.req.model ?? 'no sub-agent ran');
+    }
+    if (seen.size > 0) return fact('agents.models', [...seen].sort(([x], [y]) => (x < y ? -1 : 1)).map(([alias, id]) => `${alias}: ${id}`).join(' · '), a.trace);
+  }
+  return fact('agents.models', NOT_MEASURED);
+}
+
 export function extractFacts(traces: XrayTrace[]): Fact[] {
   const all: Analysed[] = traces.map((trace) => ({ trace, ...conversations(trace) }));
   const f = bestFork(all);
@@ -1167,7 +1190,7 @@ export function extractFacts(traces: XrayTrace[]): Fact[] {
     reportDelivery(all), reportNotice(all), reportNotification(all), reportFraming(all), reportFailure(all), reportStopped(all), reportContinued(all), messageWhileRunning(all),
     toolsFact('explore.tools', all, 'explore'), contextFact('explore.context', all, 'explore'),
     toolsFact('general.tools', all, 'general'), contextFact('general.context', all, 'general'),
-    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), ownFolderWrites(all), agentPrecedence(all), folderReach('agents.folders', all),
+    concurrency(all), depthLimit(all), defaultCap(all), malformedCap(all), defaultDepth(all), skillPrecedence(all), folderReach('skills.folders', all), ownFolderWrites(all), agentPrecedence(all), folderReach('agents.folders', all), agentModels(all),
     isolationField(all), isolatedCwd(all), unchangedWorktree(all), changedWorktree(all), keptReport(all),
   ];
   const order = FACT_TITLES.map((t) => t.id);

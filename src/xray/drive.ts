@@ -33,7 +33,7 @@ export function pinnedVersion(root = ROOT): string {
  */
 export const CASE_SCENARIOS: Readonly<Record<XrayCase, readonly string[]>> = {
   delegate: ['delegate'], fork: ['fork'], 'fork-seed': ['fork-seed'], guard: ['guard'],
-  limits: ['limits', 'limits-depth', 'limits-default', 'limits-chain', 'limits-malformed'], skills: ['skills', 'skills-subfolder', 'skills-write'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'], stop: ['stop'], continue: ['continue', 'continue-running'],
+  limits: ['limits', 'limits-depth', 'limits-default', 'limits-chain', 'limits-malformed'], skills: ['skills', 'skills-subfolder', 'skills-write', 'agent-models'], worktree: ['worktree', 'worktree-kept'], failed: ['failed'], stop: ['stop'], continue: ['continue', 'continue-running'],
   session: ['session-id-file', 'session-id-name', 'session-id-uuid'],
 };
 

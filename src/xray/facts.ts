@@ -26,7 +26,8 @@ export { pinnedVersion, factsFilePath, factsFileText, readFactsFile } from './fa
  * is chapter 11's (it waits), what the call returns at once and where the report arrives
  * later are chapter 15's (background agents), how an inline report is framed is chapter 13's.
  * Which folders' skills and agent files a session started in a subfolder reads are chapter
- * 9's and chapter 14's; which of two same-name agent files wins, chapter 14's demo.
+ * 9's and chapter 14's; which of two same-name agent files wins, chapter 14's demo; which
+ * model id an agent file's alias becomes, chapter 14's aliases case.
  * The worktree facts are chapter 16's: one sub-agent that changes nothing, two that do.
  * Which session ids start a session is chapter 4's: a file name, a plain name, a UUID.
  * A scenario the chapter does not have is skipped: its facts read "not measured".
@@ -41,6 +42,7 @@ export const SERIES_RUNS: readonly { chapter: number; scenario: string; cases: r
   // Out of order: their sub-agents report inline, and the framing fact takes the latest such run (chapter 13's).
   { chapter: 14, scenario: 'subfolder', cases: ['skills'] },
   { chapter: 14, scenario: 'demo', cases: ['skills'] },
+  { chapter: 14, scenario: 'aliases', cases: ['skills'] },
   { chapter: 11, scenario: 'context', cases: ['delegate'] },
   { chapter: 11, scenario: 'failing', cases: ['failed'] },
   { chapter: 12, scenario: 'demo', cases: ['fork', 'fork-seed'] },
