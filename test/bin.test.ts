@@ -62,6 +62,8 @@ async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: 
 const binFailing = () => import('../steps/04-cli-sessions/bin.ts?failing');
 // @ts-expect-error: the same, for the second run
 const binSilentPipe = () => import('../steps/04-cli-sessions/bin.ts?silent-pipe');
+// @ts-expect-error: the same, for the unknown output style
+const binBadStyle = () => import('../steps/04-cli-sessions/bin.ts?bad-style');
 // @ts-expect-error: chapter 7's, which reads AGENT_COMPACT_AT
 const binWarning = () => import('../steps/07-context/bin.ts?warning');
 
@@ -107,6 +109,14 @@ it('-p with no prompt (no words, an empty pipe) says so on stderr and exits 1, a
 it('a flag given twice is refused in one line, exit 1, instead of reaching the API as a list', async () => {
   const r = await runBin(['--model', 'a', '--model', 'b', '-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binTwice);
   expect(r.err).toBe('✖ --model given twice\n');
+  expect(r.sent).toEqual([]);
+  expect(r.exitCode).toBe(1);
+});
+
+it('an OUTPUT_STYLE variable nobody knows is refused in one line, exit 1, before any request (no stack trace)', async () => {
+  const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binBadStyle, { OUTPUT_STYLE: 'bogus' });
+  expect(r.err).toBe('✖ unknown output style "bogus" (known: explanatory, learning, concise)\n');
+  expect(r.out).toBe('');
   expect(r.sent).toEqual([]);
   expect(r.exitCode).toBe(1);
 });

@@ -66,7 +66,7 @@ describe('bad input: one line, exit 2', () => {
     }
   });
 
-  it("a scenario's argv where the chapter's agent reads no flags: refused, not printed and dropped", async () => {
+  it("a scenario's argv where the chapter's agent reads no flags: refused, not printed and dropped (but a later chapter's own scenario runs, saying so)", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cli-test-'));
     try {
       const file = path.join(dir, 'flags.json');
@@ -77,6 +77,12 @@ describe('bad input: one line, exit 2', () => {
       expect(early.out).toBe('');
       // From chapter 4 on the same file runs (chapter 10 reads --plan).
       expect((await run(['10', '--scenario', file, '--no-latency'])).code).toBe(0);
+      // Chapter 4's own demo on chapter 3's agent is how doc 4 shows chapter 3 falling short:
+      // it runs, and a line says the flags go unread.
+      const shown = await run(['3', '--scenario', path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'), '--no-latency']);
+      expect(shown.code).toBe(1);
+      expect(shown.err).toMatch(/demo\.json: its argv \(-p --model claude-haiku-4-5 .*\) goes unread: the agent reads flags from chapter 4 on, and this is chapter 3 \(a later chapter's scenario: it runs, to show what this chapter lacks\)\n$/);
+      expect(shown.out).toContain('FAIL 1/7 expectations');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

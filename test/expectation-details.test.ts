@@ -49,3 +49,23 @@ it('a ledger check that names a track nobody answered fails, saying so: its usag
     ['main alone', true, 'ok'],
   ]);
 });
+
+it("a system_stable check with also compares both tracks' requests: a sub-agent's own system text is named as the change", async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'two tracks', prompts: ['Ask the explorer.'],
+    tracks: {
+      main: { turns: [{ tool_calls: [{ name: 'agent', input: { description: 'Look', prompt: 'a task for the explorer', subagent_type: 'explore' } }] }, { text: 'Done.' }] },
+      explorer: { match: { first_user: 'a task for the explorer' }, turns: [{ text: 'Nothing here.' }] },
+    },
+    expect: [
+      { name: 'main alone', system_stable: { track: 'main' } },
+      { name: 'main and the explorer', system_stable: { track: 'main', also: 'explorer' } },
+    ],
+  }), 'two-tracks.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '11-subagents'), scenario, latencyScale: 0 });
+  const seq = (track: string) => r.events.find((e) => e.type === 'request' && e.track === track)!.seq;
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['main alone', true, 'ok'],
+    ['main and the explorer', false, `explorer request #${seq('explorer')} sent other system bytes than main request #${seq('main')}`],
+  ]);
+});

@@ -68,7 +68,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       //<
     });
     //> 8 loop-ledger-add
-    config.ledger.add(response.usage, config.model);   // priced at the model that answered
+    config.ledger.add(response.usage, config.model);   // priced at the model it asked for
     //<
     //> 15 loop-stopped
     config.signal?.throwIfAborted();   // stopped while the model answered: its answer is paid for, not acted on

@@ -69,9 +69,17 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   //> 1-2 session-start-fixed
   const session = new Session(client, host);
   //<
-  //> 3 session-start-prompt
+  //> 3-3 session-start-prompt
   // The prompt's parts are read now, at session start, and never again in this session.
   const session = new Session(client, host, await gatherPromptParts(host));
+  //<
+  //> 4 session-start-prompt-cli
+  // The prompt's parts are read now, at session start, and never again in this session. One
+  // that cannot be read (an OUTPUT_STYLE variable nobody knows) is said in one line, as a bad
+  // flag is, before any request.
+  const parts = await gatherPromptParts(host).catch((err: unknown) => { problem(out, `✖ ${errorLine(err)}\n`); });
+  if (!parts) return false;
+  const session = new Session(client, host, parts);
   //<
   //> 1-3 prompt-loop
   for (const prompt of prompts) {

@@ -53,7 +53,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   requests: { track: 'track', count: 'count', min: 'count', max: 'count', counted: 'count' },
   tools: { track: 'track', include: 'strings', exclude: 'strings', exactly: 'strings' },
   system: { track: 'track', includes: 'string', excludes: 'string', in_order: 'texts' },
-  system_stable: { track: 'track' },
+  system_stable: { track: 'track', also: 'track' },
   never: { track: 'track' },
   streamed: { track: 'track', min_deltas: 'count' },
   usage: {

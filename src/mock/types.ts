@@ -132,7 +132,7 @@ export type ExpectationCheck =
    *  `in_order` texts each after the one before it. */
   | { system: { track: string; includes?: string; excludes?: string; in_order?: string[] } }
   /** Every request of a track (at least two) sent byte-identical system text: rendered once, reused. */
-  | { system_stable: { track: string } }
+  | { system_stable: { track: string; also?: string } }
   /** No request was routed to this track (e.g. a nested sub-agent that must not start). */
   | { never: { track: string } }
   /** The requests of a track asked for streaming and were answered with ≥ min_deltas deltas. */

@@ -280,12 +280,21 @@ const FIRST_CHAPTER_WITH_FLAGS = 4;
  * scenario's argv where the chapter's agent reads no flags, a --model that the scenario's
  * own `--model` flag would override, or (against the mock) a model id the mock answers
  * with a 404, as the API does for an id that is not a model's.
+ *
+ * One exception, said in a line of its own: a later chapter's own scenario, run on an
+ * earlier chapter's agent. That is how each doc shows the previous chapter falling short
+ * (chapter 3 on chapter 4's demo ignores its flags: that is the point), so it runs.
  */
 function refuseWhatWouldBeIgnored(chapter: Chapter, scenario: Scenario, model: string | undefined, command: string): void {
   const file = scenario.file.split(process.cwd() + path.sep).join('');   // relative, as the docs show
   const argv = scenario.argv ?? [];
   if (argv.length > 0 && chapter.n < FIRST_CHAPTER_WITH_FLAGS) {
-    throw new UsageError(`${file}: its argv (${argv.join(' ')}) would be ignored: the agent reads flags from chapter ${FIRST_CHAPTER_WITH_FLAGS} on, and this is chapter ${chapter.n}`);
+    const ignored = `its argv (${argv.join(' ')}) would be ignored: the agent reads flags from chapter ${FIRST_CHAPTER_WITH_FLAGS} on, and this is chapter ${chapter.n}`;
+    const where = path.resolve(ROOT, scenario.file);   // relative to the project when inside it (loadScenarioFile)
+    const owner = /^(\d+)-[^/]+$/.exec(path.basename(path.dirname(where)));
+    const laterChapters = path.dirname(path.dirname(where)) === path.join(ROOT, 'scenarios') && owner && Number(owner[1]) > chapter.n;
+    if (!laterChapters) throw new UsageError(`${file}: ${ignored}`);
+    console.error(`${file}: ${ignored.replace('would be ignored', 'goes unread')} (a later chapter's scenario: it runs, to show what this chapter lacks)`);
   }
   if (model === undefined) return;
   if (argv.some((a) => a === '--model' || a.startsWith('--model='))) {

@@ -364,11 +364,12 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     return true;
   }
   if ('system_stable' in exp) {
-    const t = exp.system_stable.track;
-    const reqs = requestsOf(events, t);
-    if (reqs.length < 2) return `${t} sent ${reqs.length} request(s); stability needs at least two`;
+    const { track: t, also } = exp.system_stable;
+    const reqs = [...requestsOf(events, t), ...(also === undefined ? [] : requestsOf(events, also))].sort((a, b) => a.seq - b.seq);
+    const which = also === undefined ? t : `${t} and ${also}`;
+    if (reqs.length < 2) return `${which} sent ${reqs.length} request(s); stability needs at least two`;
     const changed = reqs.find((r) => r.system_text !== reqs[0]!.system_text);
-    return changed ? `${t} request #${changed.seq} sent other system bytes than request #${reqs[0]!.seq}` : true;
+    return changed ? `${changed.track} request #${changed.seq} sent other system bytes than ${reqs[0]!.track} request #${reqs[0]!.seq}` : true;
   }
   if ('never' in exp) {
     const n = requestsOf(events, exp.never.track).length;

@@ -89,7 +89,7 @@ async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
   const files: string[] = [];
   // One folder at a time, into real folders only: a link to a folder is not followed, since
   // it may lead out of the workspace (readdir's own recursive walk follows such links on
-  // some Node versions, 26 among them, and not on others).
+  // some Node versions, 20 and 26 among them).
   async function walk(folder: string): Promise<void> {
     for (const entry of await readdir(folder, { withFileTypes: true })) {
       // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the

@@ -52,8 +52,12 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   };
   // The SDK as it ships: only the base URL changes when a mock stands in for the API.
   const client = new Anthropic({ apiKey: host.apiKey, baseURL: host.baseURL });
-  // The prompt's parts are read now, at session start, and never again in this session.
-  const session = new Session(client, host, await gatherPromptParts(host));
+  // The prompt's parts are read now, at session start, and never again in this session. One
+  // that cannot be read (an OUTPUT_STYLE variable nobody knows) is said in one line, as a bad
+  // flag is, before any request.
+  const parts = await gatherPromptParts(host).catch((err: unknown) => { problem(out, `✖ ${errorLine(err)}\n`); });
+  if (!parts) return false;
+  const session = new Session(client, host, parts);
   let id = saved?.id ?? flags.sessionId ?? randomUUID();
   let file = sessionFile(host.cwd, flags.resume ?? id);
   if (saved) {

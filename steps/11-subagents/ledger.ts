@@ -2,8 +2,9 @@
 // The token ledger: what this agent has spent, read from the usage block of every
 // response. It only adds numbers the API reported; it never estimates.
 //
-// The four input counters do not overlap: a request's input is input_tokens (after the
-// last cache hit or write) + cache_creation_input_tokens + cache_read_input_tokens. They
+// The three input counters do not overlap: a request's input is input_tokens (after the
+// last cache hit or write) + cache_creation_input_tokens + cache_read_input_tokens (of the
+// writes, cache_creation says how many were 1-hour ones). They
 // are priced differently, and differently per model, so `add` weighs each response at its
 // model's cache prices and `cost()` reports the sum; output is priced separately.
 

@@ -1,7 +1,7 @@
 // GENERATED from src/agent/bin.ts for chapter 12 (fork-subagents). Do not edit: change src/agent/bin.ts and run npm run gen.
 // Run the agent in a real terminal, against the real API:
 //
-//   ANTHROPIC_API_KEY=sk-... npx tsx steps/04-cli-sessions/bin.ts [flags] [prompt]
+//   ANTHROPIC_API_KEY=sk-... npx tsx steps/<this chapter's folder>/bin.ts [flags] [prompt]
 //
 // It builds the host from this process (folder, home, environment, flags, stdout) and
 // hands it to runSession, the same entry the runner calls with a fake host. The runner

@@ -106,7 +106,8 @@ async function gitSnapshot(cwd: string, root: string): Promise<string> {
 }
 
 /**
- * Run git; its trimmed output, or undefined when it fails for any reason. A folder holding
+ * Run git; its output without trailing whitespace (a status line's leading space is kept), or
+ * undefined when it fails for any reason. A folder holding
  * HEAD, refs/ and objects/ is a repository to git ("bare", found before any .git above it),
  * and its config can make git run a command (core.fsmonitor): any project, or a model with
  * write_file, can make one. safe.bareRepository=explicit has git refuse such a folder instead.

@@ -35,7 +35,7 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
       // The same bytes as before, plus cache_control markers on copies: see cache.ts.
       ...withBreakpoints(config.system, config.tools.map((t) => t.spec), messages, config.promptCaching),
     });
-    config.ledger.add(response.usage, config.model);   // priced at the model that answered
+    config.ledger.add(response.usage, config.model);   // priced at the model it asked for
     if (response.content.length > 0) messages.push({ role: 'assistant', content: response.content });   // an empty answer is not kept: no request would be valid after it
 
     const calls: Anthropic.ToolUseBlock[] = [];

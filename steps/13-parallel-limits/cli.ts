@@ -22,7 +22,7 @@ export interface Flags {
   coordinator: boolean;      // --coordinator: the main agent only delegates (coordinator.ts)
 }
 
-/** Claude Code's permission modes. Accepted and saved here; nothing enforces them before chapter 6. */
+/** Four of Claude Code's permission modes (it has more: auto, dontAsk). Accepted and saved here; nothing enforces them before chapter 6. */
 const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
 
 export const HELP = `usage: agent [flags] [prompt]

@@ -48,7 +48,8 @@ export function wholeNumberSetting(name: string, raw: string | undefined, fallba
 
 /**
  * How many input tokens the next request would carry. Asked of the API
- * (`count_tokens`): exact for this model, free, and the same count the API will enforce.
+ * (`count_tokens`): the model's own tokenizer, free, and an estimate close to what the API
+ * will count (the token-counting page says it may differ by a small amount).
  */
 export async function countContext(config: LoopConfig): Promise<number> {
   const { input_tokens } = await config.client.messages.countTokens({
