@@ -138,6 +138,11 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
+    //> 9 send-approvals-end
+    // A skill's pre-approval was for its own prompt: the next line ends it, a command
+    // (/compact, /plan) too, and whatever runs after that command (chapter 15's wake-ups).
+    this.config.permissions.preApproved = [];
+    //<
     //> 7 send-compact
     // "/compact [what to keep]": a command, not a message to the model.
     const compactAsked = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
@@ -151,7 +156,6 @@ export class Session {
     //> 9 send-skill
     // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
     // pre-approved for this prompt only. An unknown /name never reaches the model.
-    this.config.permissions.preApproved = [];
     const skill = skillCommand(prompt, this.skills);
     if (skill && 'error' in skill) {
       this.config.terminal.write(`✖ ${skill.error}\n`);

@@ -72,6 +72,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     if (prompt.trim() === '/clear') {
       // A new conversation: new id, new file; the old file stays for --resume.
       session.config.messages.length = 0;
+      session.config.permissions.preApproved = [];   // a skill's pre-approval went with its conversation
       id = randomUUID();
       file = sessionFile(host.cwd, id);
       out.write('(new conversation)\n');

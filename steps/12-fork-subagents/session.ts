@@ -57,6 +57,9 @@ export class Session {
 
   /** Send one user prompt; returns the model's final answer. */
   send(prompt: string): Promise<string> {
+    // A skill's pre-approval was for its own prompt: the next line ends it, a command
+    // (/compact, /plan) too, and whatever runs after that command (chapter 15's wake-ups).
+    this.config.permissions.preApproved = [];
     // "/compact [what to keep]": a command, not a message to the model.
     const compactAsked = /^\/compact(?:\s+([\s\S]*))?$/.exec(prompt.trim());
     if (compactAsked) return compactByHand(this.config, compactAsked[1]?.trim());
@@ -65,7 +68,6 @@ export class Session {
     if (prompt === '') return Promise.resolve('');
     // "/name args" runs a skill: its template becomes the prompt and its allowed-tools are
     // pre-approved for this prompt only. An unknown /name never reaches the model.
-    this.config.permissions.preApproved = [];
     const skill = skillCommand(prompt, this.skills);
     if (skill && 'error' in skill) {
       this.config.terminal.write(`✖ ${skill.error}\n`);
