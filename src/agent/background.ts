@@ -38,7 +38,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
 //> 16 background-import-worktree
-import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
+import { finishWorktree, worktreeGone, worktreeRemoved, type Worktree } from './worktree.ts';
 //<
 
 export const SEND_MESSAGE = 'send_message';
@@ -335,7 +335,8 @@ export const sendMessageTool = {
     }
     //> 16 send-message-worktree-gone
     // Claude Code has the same gap: an unchanged worktree is gone before a resume (issue #50889).
-    if (agent.config.worktree?.removed) throw new Error(`${agent.id} changed nothing, so its worktree and branch were removed when it finished: start a new agent for more work`);
+    const gone = agent.config.worktree && worktreeGone(agent.config.worktree);
+    if (gone) throw new Error(`${agent.id} ${gone}`);
     //<
     if (config.limits.running >= config.limits.maxConcurrent) throw new Error(`Concurrent subagent limit reached: ${agent.id} cannot continue while ${config.limits.running} sub-agents run.`);
     agent.config.messages.push({ role: 'user', content: input.message });

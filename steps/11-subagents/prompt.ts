@@ -111,9 +111,11 @@ async function gitSnapshot(cwd: string, root: string): Promise<string> {
  * HEAD, refs/ and objects/ is a repository to git ("bare", found before any .git above it),
  * and its config can make git run a command (core.fsmonitor): any project, or a model with
  * write_file, can make one. safe.bareRepository=explicit has git refuse such a folder instead.
+ * core.fsmonitor is set off on the command line, above any config file: a real repository's
+ * config may include a file of its working tree (include.path), which the model can write.
  */
 function git(args: string[], cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('git', ['-c', 'safe.bareRepository=explicit', ...args], { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
+    execFile('git', ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false', ...args], { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
   });
 }

@@ -31,7 +31,7 @@ import { APIError } from '@anthropic-ai/sdk';
 import type Anthropic from '@anthropic-ai/sdk';
 import { Ledger } from './ledger.ts';
 import { scanReport } from './scan.ts';
-import { finishWorktree, worktreeRemoved, type Worktree } from './worktree.ts';
+import { finishWorktree, worktreeGone, worktreeRemoved, type Worktree } from './worktree.ts';
 
 export const SEND_MESSAGE = 'send_message';
 export const STOP_AGENT = 'stop_agent';
@@ -290,7 +290,8 @@ export const sendMessageTool = {
       throw new Error(`${agent.id} is still running: its report arrives as a notification when it finishes. Wait for it; do not guess what it will say.`);
     }
     // Claude Code has the same gap: an unchanged worktree is gone before a resume (issue #50889).
-    if (agent.config.worktree?.removed) throw new Error(`${agent.id} changed nothing, so its worktree and branch were removed when it finished: start a new agent for more work`);
+    const gone = agent.config.worktree && worktreeGone(agent.config.worktree);
+    if (gone) throw new Error(`${agent.id} ${gone}`);
     if (config.limits.running >= config.limits.maxConcurrent) throw new Error(`Concurrent subagent limit reached: ${agent.id} cannot continue while ${config.limits.running} sub-agents run.`);
     agent.config.messages.push({ role: 'user', content: input.message });
     agent.toolUseId = callIdOf(input, config);

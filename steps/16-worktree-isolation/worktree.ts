@@ -50,11 +50,15 @@ interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
  * the checkout, the commit or any branch this file makes, would be a command nobody was asked
  * about. git's own folder is guarded at the gate (permissions.ts). Left out by the first call
  * only, the rev-parse that finds that folder; it runs no hook.
+ *
+ * core.fsmonitor is off on the command line for the same reason, above any config file: a
+ * repository's config may include a file of its working tree (include.path), and a command
+ * named there as the file-system monitor would run at every status and checkout.
  */
 function git(args: string[], cwd: string, hooks?: string): Promise<Git> {
   const onlyOwnHooks = hooks === undefined ? [] : ['-c', `core.hooksPath=${hooks}`];
   return new Promise((resolve) => {
-    execFile('git', ['-c', 'safe.bareRepository=explicit', ...onlyOwnHooks, ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
+    execFile('git', ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false', ...onlyOwnHooks, ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
       const err = stderr.split('\n').find((l) => l.trim() !== '') ?? error?.message.split('\n')[0] ?? '';
       const noGit = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
       resolve({ ok: !error, out: stdout.trimEnd(), err: err.replace(/^(fatal|error): /, ''), noGit });
@@ -92,6 +96,19 @@ export function createWorktree(cwd: string, name: string): Promise<Worktree> {
 /** Worktrees made and not finished yet: what an interrupted session still has to finish. */
 const unfinished = new Set<Worktree>();
 
+/** Every worktree folder made in this process: a name is never handed out twice. */
+const handedOut = new Set<string>();
+
+/**
+ * Why a finished sub-agent can no longer work in its worktree, or undefined when it can:
+ * removed unchanged when it finished, or gone since (removed by hand: git worktree remove).
+ */
+export function worktreeGone(wt: Worktree): string | undefined {
+  if (wt.removed) return 'changed nothing, so its worktree and branch were removed when it finished: start a new agent for more work';
+  if (!existsSync(wt.dir)) return `has no worktree any more (${wt.shown} was removed since it finished): start a new agent for more work`;
+  return undefined;
+}
+
 /**
  * Every worktree not finished yet, finished now (bin.ts, on Ctrl-C): the sub-agents in them
  * were cut short, and an unchanged worktree and its branch must not stay behind in the
@@ -117,6 +134,9 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
     const branch = n === 1 ? name : `${name}-${n}`;
     const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);
     if (existsSync(dir)) continue;   // someone's folder: never git's to fill, never ours to delete
+    // Nor one this session handed out before, even if it is gone now (removed by hand, say):
+    // an agent continued by send_message must never find another agent's work at its path.
+    if (handedOut.has(dir)) continue;
     const made = await git(['branch', branch, base!], top!, hooks);
     if (!made.ok) {
       const taken = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top!, hooks);
@@ -140,6 +160,7 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
     const childCwd = path.join(dir, path.relative(top!, here));
     const madeCwd = await mkdir(childCwd, { recursive: true }).then(() => undefined, (error: Error) => error);
     if (madeCwd) return undo(`the worktree has no folder ${path.relative(top!, here)} to work in: ${madeCwd.message}`);
+    handedOut.add(dir);
     return { repo: top!, dir, branch, base: base!, cwd: childCwd, shown: path.relative(here, dir), hooks };
   }
   throw new Error(`no free branch name for ${name} (tried ${name} to ${name}-20)`);
