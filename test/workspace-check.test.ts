@@ -52,3 +52,25 @@ for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
     expect(!loop.allow && loop.reason).toContain('does not resolve');
   });
 }
+
+// A repository whose git folder is not called .git: a .git *file* names it (`gitdir: .repo`,
+// as `git init --separate-git-dir` writes it). That folder holds the config and hooks git
+// obeys, so in acceptEdits an edit there asks, as one in .git does; next to it, a folder of
+// the same shape that no .git file names is an ordinary folder.
+for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
+  it(`chapter ${chapter}: a git folder named by a .git file is git's own, at the top and in a nested checkout`, async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), 'workspace-check-'));
+    made.push(base);
+    const work = path.join(base, 'work');
+    for (const dir of ['.repo', 'pkg/.modules/pkg', 'plain']) await mkdir(path.join(work, dir), { recursive: true });
+    await writeFile(path.join(work, '.git'), 'gitdir: .repo\n');
+    await writeFile(path.join(work, 'pkg', '.git'), 'gitdir: .modules/pkg\n');
+    const asked: string[] = [];
+    const config = { cwd: work, permissions: { mode: 'acceptEdits', ask: async (q: { input: { path: string } }) => { asked.push(q.input.path); return false; } } } as unknown as LoopConfig;
+    for (const p of ['.repo/config', '.repo/hooks/post-checkout', 'pkg/.modules/pkg/config']) {
+      expect((await decide('write_file', { path: p, content: 'x' }, config)).allow, p).toBe(false);
+    }
+    expect(asked).toEqual(['.repo/config', '.repo/hooks/post-checkout', 'pkg/.modules/pkg/config']);
+    expect(await decide('write_file', { path: 'plain/config', content: 'x' }, config)).toEqual({ allow: true });
+  });
+}

@@ -15,7 +15,7 @@
 // A running skill's allowed-tools (skills.ts) are pre-approved here: a yes given in advance.
 
 import path from 'node:path';
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
 import { leaves } from './linked-files.ts';
 
@@ -108,10 +108,27 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
   if (target === undefined) return undefined;   // outsideWorkspace has refused it already
   const names = path.relative(root, target).split(path.sep).map((name) => name.toLowerCase());
   if (names.includes('.git')) return "git's own folder";
+  if (await inLinkedGitDir(root, target)) return "git's own folder";
   // A .claude folder holds skills, whose allowed-tools answer yes in advance (and, from chapter
   // 14, agent files): a model that wrote one unasked would pre-approve its own next command.
   if (names.includes('.claude')) return 'a .claude folder, where skills say which tools are approved in advance';
   return undefined;
+}
+
+/**
+ * Is `target` inside a folder that a `.git` *file* of the workspace names (`gitdir: .repo`,
+ * as `git init --separate-git-dir` writes it)? That folder is git's own too, whatever its name.
+ * Each folder from the workspace down to the target may hold such a file (a nested checkout).
+ */
+async function inLinkedGitDir(root: string, target: string): Promise<boolean> {
+  for (let dir = path.dirname(target); !leaves(root, dir); dir = path.dirname(dir)) {
+    // A folder named .git fails to read as a file: nothing named there (the check above has it).
+    const named = await readFile(path.join(dir, '.git'), 'utf8').then((text) => /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1], () => undefined);
+    const gitDir = named === undefined ? undefined : await realpath(path.resolve(dir, named)).catch(() => undefined);
+    if (gitDir !== undefined && !leaves(gitDir, target)) return true;
+    if (dir === root) break;
+  }
+  return false;
 }
 
 /**
