@@ -6,7 +6,10 @@
 // - an option it does not know (`--frobnicate`): minimist would keep it as a value;
 // - an option given twice (`--case a --case b`): minimist would make a list of both;
 // - a switch given a value (`--keep=no`): minimist would read anything but "false" as on;
-// - a value starting with a dash (`--scenario -x.json`): minimist reads it as an option.
+// - a value starting with a dash (`--scenario -x.json`): minimist reads it as an option;
+// - `--no-` before an option (`--no-exercise`): minimist would set it to false (a folder
+//   named "false", a switch quietly off), unless the command line says that option may be
+//   turned off that way (`--no-latency`).
 // And a word (a chapter, a file) is kept as typed, never read as a number.
 //
 // Not here: what each command line means, or how it says what is wrong.
@@ -18,7 +21,7 @@ import minimist from 'minimist';
  * start of a line: "unknown option --x", "--case given twice", "--keep takes no value
  * (got --keep=no)". Only the options before a lone `--` are looked at, as minimist does.
  */
-export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unknown'>): { args: minimist.ParsedArgs; problem?: string } {
+export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unknown'> & { negatable?: string[] }): { args: minimist.ParsedArgs; problem?: string } {
   let problem: string | undefined;
   const takesValue = new Set([opts.string ?? []].flat());
   const args = minimist(argv, {
@@ -46,7 +49,10 @@ export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unkn
     const m = /^--?([^=]+)(=.*)?$/.exec(arg);
     if (!m || /^-\d/.test(arg)) continue;   // a word, or a negative number given as a value
     let name = m[1]!;
-    if (name.startsWith('no-') && switches.has(name.slice(3))) name = name.slice(3);   // --no-latency
+    if (name.startsWith('no-') && (switches.has(name.slice(3)) || takesValue.has(name.slice(3)))) {
+      if (!(opts.negatable ?? []).includes(name.slice(3))) return { args, problem: `unknown option ${arg.split('=')[0]}` };
+      name = name.slice(3);   // --no-latency
+    }
     const alias = aliases[name];
     if (typeof alias === 'string') name = alias;   // -h is --help
     const typed = arg.split('=')[0];

@@ -30,6 +30,9 @@ describe('bad input: one line, exit 2', () => {
     // minimist alone would read these otherwise: a list of both, "no" as on, 1e1 as 10.
     ['an option given twice', ['11', '--case', 'demo', '--case=demo'], /^--case given twice \(see --help\)$/m],
     ['a switch given a value', ['11', '--keep=no'], /^--keep takes no value \(got --keep=no\) \(see --help\)$/m],
+    // minimist would read --no-X as X set to false: an exercise folder named "false", a switch off.
+    ['--no- before an option that takes a folder', ['11', '--no-exercise'], /^unknown option --no-exercise \(see --help\)$/m],
+    ['--no- before a switch other than latency', ['11', '--no-json'], /^unknown option --no-json \(see --help\)$/m],
     ['a chapter written as another number', ['1e1'], /^unknown chapter "1e1"/],
     ['a chapter in hex', ['0x10'], /^unknown chapter "0x10"/],
     ['a model id the mock would answer with a 404', ['1', '--model', 'gpt-4o'], /^--model gpt-4o: the mock answers only model ids that start with "claude-"/],

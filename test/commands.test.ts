@@ -512,6 +512,7 @@ describe.concurrent('npm run mock', () => {
     for (const [argv, line] of [
       [[demo, '--bogus'], 'unknown option --bogus (see mock --help)'],
       [[demo, '--port=0', '-x'], 'unknown option -x (see mock --help)'],
+      [[demo, '--no-log'], 'unknown option --no-log (see mock --help)'],   // minimist: log = false, a path of false
       [[demo, '--log', 'a.jsonl', '--log', 'b.jsonl'], '--log given twice (see mock --help)'],
       [[demo, '--port', '8787', '--port=8788'], '--port given twice (see mock --help)'],
       [[demo, '--help=yes'], '--help takes no value (got --help=yes) (see mock --help)'],

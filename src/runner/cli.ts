@@ -183,6 +183,7 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
     string: [...STRING_FLAGS, ...OPTIONAL_DIR_FLAGS],
     alias: { h: 'help' },
     default: { latency: true },   // --no-latency turns it off
+    negatable: ['latency'],       // the one option --no- may turn off
   });
   if (problem !== undefined) throw new UsageError(`${problem} (see --help)`);
   if (args.help) { console.log(HELP); return 0; }
