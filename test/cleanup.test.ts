@@ -422,6 +422,18 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
       expect(r.out).toBe('');
       expect(r.err).toBe(`TMPDIR=${inside}: inside the git repository ${ROOT}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere\n`);
       expect(readdirSync(inside)).toEqual([]);
+      // The same folder through a link from outside the repository: where the workspace
+      // would really be is what counts.
+      const outside = mkdtempSync(path.join(tmpdir(), 'tmpdir-link-'));
+      try {
+        const link = path.join(outside, 'to-inside');
+        symlinkSync(inside, link);
+        const viaLink = await runInProcess(['1'], { env: { TMPDIR: link } });
+        expect([viaLink.code, viaLink.err]).toEqual([2, `TMPDIR=${link}: inside the git repository ${ROOT}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere\n`]);
+        expect(readdirSync(inside)).toEqual([]);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
     } finally {
       rmSync(inside, { recursive: true, force: true });
     }

@@ -73,12 +73,17 @@ export function scratchRoot(): string {
   let isDir = false;
   try { isDir = statSync(root).isDirectory(); exists = true; } catch { /* reported below */ }
   if (!isDir) throw new SetupError(`${given}: ${exists ? 'not a folder' : 'no such folder'} (temporary workspaces are made there)`);
-  for (let dir = root; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, '.git'))) {
-      throw new SetupError(`${given}: inside the git repository ${dir}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere`);
+  // Both as written and as the links in it resolve: a TMPDIR that is a link into a repository
+  // puts the workspace in that repository all the same (and the workspace is used by its real path).
+  for (const start of new Set([root, realpathSync(root)])) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      if (existsSync(path.join(dir, '.git'))) {
+        throw new SetupError(`${given}: inside the git repository ${dir}; a run's workspace must not be (the agent would take that repository as its project): point TMPDIR elsewhere`);
+      }
+      if (dir === path.dirname(dir)) break;
     }
-    if (dir === path.dirname(dir)) return root;
   }
+  return root;
 }
 
 /**
