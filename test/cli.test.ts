@@ -105,6 +105,15 @@ describe('bad input: one line, exit 2', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/ANTHROPIC_API_KEY/);
   });
+
+  it('--live with a key no HTTP header can carry (pasted with curly quotes, or a line break): one line, exit 2, the key not echoed', async () => {
+    for (const [key, shown] of [['\u201csk-ant-secret\u201d', '"\u201c" at position 1'], ['sk-ant\nsecret', '"\\n" at position 7']]) {
+      const r = await run(['11', '--live'], { env: { ANTHROPIC_API_KEY: key } });
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`ANTHROPIC_API_KEY: the character ${shown} cannot go in an HTTP header (a key pasted with quotes or a line break?)\n`);
+      expect(r.out + r.err).not.toContain('secret');
+    }
+  });
 });
 
 describe('--live, with the mock standing in for the API (ANTHROPIC_BASE_URL)', () => {

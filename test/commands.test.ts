@@ -65,6 +65,20 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
       expectFailure(await runInProcess(['11', '--live'], { env: liveEnv(url) }), new RegExp(url), /401 authentication_error invalid x-api-key \(the API key was refused: check ANTHROPIC_API_KEY\)/);
     } finally { server.close(); }
   });
+
+  // Answered 200, but not by the Messages API: no request failed on the wire, and from
+  // chapter 4 the agent says what went wrong in a ✖ line and goes on. The run must not end 0.
+  it('a server that answers 200 with a page, not the API: exit 1 all the same, on chapter 1 and chapter 11', async () => {
+    const { url, server } = await serve((_q, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>not the API</html>'); });
+    try {
+      for (const n of ['1', '11']) {
+        const r = await runInProcess([n, '--live', 'hi'], { env: liveEnv(url) });
+        expect(r.code, r.err).toBe(1);
+        expect(r.err.trim().split('\n').at(-1)).toMatch(n === '1' ? new RegExp(`^live run failed: .* \\(API at ${url}\\)$`) : new RegExp(`^live run failed: ${url} answered, but a prompt failed`));
+        expect(r.out).toContain('is removed now');
+      }
+    } finally { server.close(); }
+  });
 });
 
 // The other ways a request can fail before any answer, named as the one line above names

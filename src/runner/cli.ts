@@ -81,7 +81,8 @@ happened, and check the scenario's expectations.
   --keep               keep the temporary workspace and print its path
   --no-latency         answer at once: skip the scenario's scripted model latency
                        (chapters 12, 13, 15 and 16 wait on purpose, to show work overlapping)
-  --model ID           model id (default: the chapter's DEFAULT_MODEL)
+  --model ID           model id (default: the chapter's DEFAULT_MODEL; with --live,
+                       ANTHROPIC_MODEL when it is set)
 
 Try it yourself:
   --repl               chapter 4 on: the chapter's interactive session, typed by you,

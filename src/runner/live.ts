@@ -116,6 +116,13 @@ export async function runLive(o: LiveOptions): Promise<number> {
     console.error('--live talks to the real API: set ANTHROPIC_API_KEY first (and ANTHROPIC_BASE_URL for a gateway).');
     return 2;
   }
+  // A key goes into an HTTP header, which takes visible ASCII only: a key pasted with curly
+  // quotes or a line break would fail inside fetch, with a message that may echo the key.
+  const bad = [...apiKey].findIndex((ch) => !/^[\x21-\x7e]$/.test(ch));
+  if (bad !== -1) {
+    console.error(`ANTHROPIC_API_KEY: the character ${JSON.stringify([...apiKey][bad])} at position ${bad + 1} cannot go in an HTTP header (a key pasted with quotes or a line break?)`);
+    return 2;
+  }
   const baseURL = process.env.ANTHROPIC_BASE_URL || undefined;
   // Refused before anything is laid out: the SDK would say only "Invalid URL", at the first request.
   if (baseURL !== undefined && !isHttpAddress(baseURL)) {
@@ -125,10 +132,11 @@ export async function runLive(o: LiveOptions): Promise<number> {
   const temp = await makeTempDir('subagents-live-');   // removed at exit, even on Ctrl-C
   const wire = watchFetch(baseURL && originOf(baseURL));
   let failed: string | undefined;
+  let promptFailed = false;
   try {
     const { home, cwd } = await layOutScenario(temp, o.scenario);
     const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
-    const model = o.model ?? process.env.ANTHROPIC_MODEL ?? mod.DEFAULT_MODEL;
+    const model = o.model ?? (process.env.ANTHROPIC_MODEL || mod.DEFAULT_MODEL);   // set but empty: as if unset
     // Live, a person answers permission questions (chapter 6 on) when there is a terminal.
     const rl = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
     // While readline holds the terminal, Ctrl-C reaches it as a key, not as a signal, and
@@ -140,7 +148,8 @@ export async function runLive(o: LiveOptions): Promise<number> {
     const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => { inputEnded = true; resolve(undefined); }));
     console.log(`Live: chapter ${o.chapter.n} in ${cwd}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
     try {
-      await mod.runSession(o.prompt !== undefined ? [o.prompt] : o.scenario.prompts, {
+      // From chapter 4, false: a prompt failed, which the agent said in a ✖ line and went on.
+      promptFailed = (await mod.runSession(o.prompt !== undefined ? [o.prompt] : o.scenario.prompts, {
         cwd, home, apiKey, baseURL, model,
         env: { ...process.env, ...o.scenario.env }, argv: o.scenario.argv ?? [],
         // The workspace goes when the run ends (unless --keep): the agent's hint to resume
@@ -156,7 +165,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
             return permissionAnswer(await Promise.race([rl.question(prompt), ended]).catch(() => undefined));
           },
         }),
-      });
+      })) === false;
     } catch (err) {
       failed = oneLine(err);
     } finally {
@@ -182,7 +191,13 @@ export async function runLive(o: LiveOptions): Promise<number> {
     return 1;
   }
   if (failed !== undefined) {
-    console.error(`live run failed: ${failed}`);
+    console.error(`live run failed: ${failed}${baseURL ? ` (API at ${baseURL})` : ''}`);
+    return 1;
+  }
+  // Answered, but not with what the agent could use (a server that is not the Messages API,
+  // say): the agent's own ✖ line said what went wrong.
+  if (promptFailed) {
+    console.error(`live run failed: ${baseURL ?? 'the API'} answered, but a prompt failed (the agent's ✖ line above says why)`);
     return 1;
   }
   return 0;

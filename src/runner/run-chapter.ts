@@ -64,7 +64,7 @@ interface ChapterModule {
     env: Record<string, string | undefined>; argv: string[]; terminal: { write(text: string): void };
     platform: string;
     ask?(question: { tool: string; summary?: string }): Promise<boolean | undefined>;   // undefined: no answer came
-  }): Promise<void>;
+  }): Promise<void | boolean>;   // chapters 1-3: nothing; from chapter 4, false when a prompt failed
 }
 
 /**
