@@ -14,6 +14,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { mkdirSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
+import { tmpdir } from 'node:os';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { WORKER_ENV, sh, runMjs, runInProcess, refusedPort, type Ran } from './cli-helpers.ts';
@@ -279,6 +280,13 @@ describe.concurrent('the classroom commands', () => {
       expect(r.err.trim()).toBe('exercises/no-such-folder: no such folder; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
       expect(r.out).toBe('');
     }
+  });
+
+  it("--solution on a folder outside the project suggests an exercise folder --exercise will make: the default one", async () => {
+    const outside = path.join(tmpdir(), `no-such-exercise-${process.pid}`);
+    const r = await runInProcess(['13', '--solution', outside]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe(`${outside}: no such folder; create the exercise first with: node steps/run.mjs 13 --exercise exercises/13-parallel-limits`);
   });
 
   it('--solution shows a file of the learner\'s own, in a subfolder too, even one of one line', async () => {

@@ -47,6 +47,11 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     `${F}: $.tracks.explorer.turns[1].tool_calls[0]: missing "input" (a tool call needs an input object)`],
     ['a tool call whose input is not an object', (s) => ((s.tracks.main.turns[0]!.tool_calls![0] as Record<string, unknown>).input = ['x']),
       `${F}: $.tracks.main.turns[0].tool_calls[0].input: expected an object (the tool's arguments), got an array`],
+    // A misspelt placeholder would go out as typed, and the run pass with it.
+    ['a misspelt placeholder in a turn\'s text', (s) => (s.tracks.main.turns[0]!.text = 'It says {{tool_reslt}}.'),
+      `${F}: $.tracks.main.turns[0].text: {{tool_reslt}} is no placeholder (a turn's text knows {{tool_result}})`],
+    ['a text placeholder in a tool call\'s input, where only a pattern is filled in', (s) => (s.tracks.main.turns[0]!.tool_calls![0]!.input = { path: '{{tool_result}}' } as never),
+      `${F}: $.tracks.main.turns[0].tool_calls[0].input.path: {{tool_result}} is no placeholder (a tool call's input knows {{tool_result /PATTERN/}})`],
     ['a value taken from the request whose pattern does not compile', (s) => (s.tracks.main.turns[0]!.tool_calls![0]!.input = { ids: ['{{tool_result /agentId: (\\w+/}}'] } as never),
       `${F}: $.tracks.main.turns[0].tool_calls[0].input.ids[0]: {{tool_result /agentId: (\\w+/}}: the pattern does not compile (Invalid regular expression: /agentId: (\\w+/: Unterminated group)`],
     ['a tool call without a name', (s) => (s.tracks.main.turns[0]!.tool_calls![0] = { input: {} } as never),

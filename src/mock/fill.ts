@@ -37,10 +37,24 @@ function mapStrings(value: unknown, at: string, change: (text: string, at: strin
   return value;
 }
 
-/** For the scenario loader: each placeholder in a tool call's `input` whose pattern does not compile, as [path, reason]. */
+/** Something shaped like a placeholder, `{{word}}`: a misspelt one would go out as typed. */
+const PLACEHOLDER_LIKE = /\{\{\s*([A-Za-z_][\w-]*)\s*\}\}/g;
+
+/** For the scenario loader: a `{{word}}` in a turn's text that is not `{{tool_result}}`, as a reason. */
+export function badTextPlaceholder(text: string): string | undefined {
+  const other = [...text.matchAll(PLACEHOLDER_LIKE)].find((m) => m[0] !== '{{tool_result}}');
+  return other && `${other[0]} is no placeholder (a turn's text knows {{tool_result}})`;
+}
+
+/**
+ * For the scenario loader: each placeholder in a tool call's `input` whose pattern does not
+ * compile, or that is not one (`{{tool_result}}` without a pattern, a misspelt word), as [path, reason].
+ */
 export function badPatterns(input: unknown, at: string): [string, string][] {
   const bad: [string, string][] = [];
   mapStrings(input, at, (text, where) => {
+    const other = text.match(PLACEHOLDER_LIKE)?.[0];
+    if (other) bad.push([where, `${other} is no placeholder (a tool call's input knows {{tool_result /PATTERN/}})`]);
     for (const [, pattern] of text.matchAll(RESULT_PATTERN)) {
       try { new RegExp(pattern!); } catch (err) { bad.push([where, `{{tool_result /${pattern}/}}: the pattern does not compile (${(err as Error).message})`]); }
     }

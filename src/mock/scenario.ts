@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import { JsonError, childPath, parseStrictJson } from './strict-json.ts';
 import type { Scenario } from './types.ts';
-import { badPatterns } from './fill.ts';
+import { badPatterns, badTextPlaceholder } from './fill.ts';
 
 /** Control characters (a newline in a key, say) written as escapes: the message stays one line. */
 const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
@@ -452,6 +452,8 @@ export function parseScenario(text: string, file: string): Scenario {
       fail(p, 'a turn needs "text", "tool_calls" or "error" (what the model answers)');
     }
     if ('text' in t) string(t.text, `${p}.text`, 'the assistant text');
+    const misspelt = typeof t.text === 'string' ? badTextPlaceholder(t.text) : undefined;
+    if (misspelt) fail(`${p}.text`, misspelt);
     if ('tool_calls' in t) {
       if (!Array.isArray(t.tool_calls)) fail(`${p}.tool_calls`, `expected an array of {name, input}, got ${typeName(t.tool_calls)}`);
       (t.tool_calls as unknown[]).forEach((c, i) => {

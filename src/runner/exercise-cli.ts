@@ -128,7 +128,10 @@ function assertExercise(ch: Chapter, dir: string, command: 'check' | 'solution')
   if (command === 'check') assertInsideProject(dir);
   const file = notAFolder(dir);
   if (file) throw new UsageError(`${file} (give the exercise's folder)`);
-  const make = runCommand(ch.n, '--exercise', display(dir));
+  // --exercise writes only inside the project: for a folder outside it, suggest the default one.
+  const rel = path.relative(ROOT, dir);
+  const outside = rel.startsWith('..') || path.isAbsolute(rel);
+  const make = runCommand(ch.n, '--exercise', display(outside ? defaultExerciseDir(ch) : dir));
   if (!existsSync(dir)) throw new UsageError(`${display(dir)}: no such folder; create the exercise first with: ${make}`);
   if (!existsSync(path.join(dir, 'main.ts'))) {
     // A folder with other things in it is not one --exercise would fill: suggest where an exercise goes.
