@@ -28,6 +28,12 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.exit(2);
 }
 
+// Started from a folder that has since been deleted: every path is taken from it, so say so.
+try { process.cwd(); } catch {
+  console.error('the current folder no longer exists (it was deleted or moved): cd into another one and run again');
+  process.exit(2);
+}
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Node >= 22.1 can cache compiled code between runs; it roughly halves start-up. Kept where

@@ -12,7 +12,7 @@ import { describe, it, expect } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { mkdirSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, existsSync, writeFileSync, readFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
@@ -280,6 +280,14 @@ describe.concurrent('the classroom commands', () => {
       expect(r.err.trim()).toBe('exercises/no-such-folder: no such folder; create the exercise first with: node steps/run.mjs 13 --exercise exercises/no-such-folder');
       expect(r.out).toBe('');
     }
+  });
+
+  it('started from a folder that was deleted since: one line saying so, exit 2', async () => {
+    const base = mkdtempSync(path.join(tmpdir(), 'gone-cwd-'));
+    try {
+      const r = await sh('sh', ['-c', `mkdir gone && cd gone && rmdir ../gone && exec "${process.execPath}" "${path.join(ROOT, 'steps/run.mjs')}" 1`], { cwd: base });
+      expect([r.code, r.err, r.out]).toEqual([2, 'the current folder no longer exists (it was deleted or moved): cd into another one and run again\n', '']);
+    } finally { rmSync(base, { recursive: true, force: true }); }
   });
 
   it("--solution on a folder outside the project suggests an exercise folder --exercise will make: the default one", async () => {
