@@ -124,7 +124,7 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //! hint: --git-common-dir HEAD; the hooks folder in git's own is `hooks`, for every later call); refuse
   //! hint: outside a repository ("needs a git repository"; any other refusal of git's in its own words)
   //! hint: or before the first commit. Take the first free name (name, name-2, … name-20): free when no
-  //! hint: folder of that name exists and `git branch NAME HEAD` works (when it fails and no such branch
+  //! hint: folder of that name exists, this session never made it (handedOut; add each one made) and `git branch NAME HEAD` works (when it fails and no such branch
   //! hint: exists, throw git's error). Then `git worktree add --quiet DIR NAME` (quiet: git's first line is the
   //! hint: reason); if it fails ("git worktree add failed: …"), undo it all, each step's own failure
   //! hint: ignored: the folder, the empty folder that held it, git's record (git worktree prune) and the
