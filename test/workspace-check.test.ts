@@ -74,3 +74,37 @@ for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
     expect(await decide('write_file', { path: 'plain/config', content: 'x' }, config)).toEqual({ allow: true });
   });
 }
+
+// A guarded folder reached under another name: a link named .git (or .claude/skills) that
+// leads to a folder of another name, and a repository that is one by its shape (a bare clone
+// beside its checkout). The path as written and the folder's shape count, not only the name
+// the path resolves to.
+for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
+  it(`chapter ${chapter}: a git folder behind a link named .git, or by its shape alone, is git's own`, async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), 'workspace-check-'));
+    made.push(base);
+    const work = path.join(base, 'work');
+    for (const dir of ['.repo/objects', '.repo/refs', 'project.git/objects', 'project.git/refs', 'project.git/worktrees/main', 'looks/objects']) await mkdir(path.join(work, dir), { recursive: true });
+    await writeFile(path.join(work, '.repo', 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(work, 'project.git', 'HEAD'), 'ref: refs/heads/main\n');
+    await writeFile(path.join(work, 'looks', 'HEAD'), 'not a repository without refs/\n');
+    await symlink('.repo', path.join(work, '.git'));
+    const config = { cwd: work, permissions: { mode: 'acceptEdits' } } as unknown as LoopConfig;
+    for (const p of ['.git/config', 'project.git/config', 'project.git/worktrees/main/note']) {
+      expect(await decide('write_file', { path: p, content: 'x' }, config), p).toEqual({ allow: false, reason: `${p} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` });
+    }
+    expect(await decide('write_file', { path: 'looks/config', content: 'x' }, config)).toEqual({ allow: true });
+  });
+}
+
+it("chapter 14: a .claude/skills that is a link to another folder is guarded all the same", async () => {
+  const base = await mkdtemp(path.join(os.tmpdir(), 'workspace-check-'));
+  made.push(base);
+  const work = path.join(base, 'work');
+  await mkdir(path.join(work, '.agents', 'skills'), { recursive: true });
+  await mkdir(path.join(work, '.claude'), { recursive: true });
+  await symlink('../.agents/skills', path.join(work, '.claude', 'skills'));
+  const config = { cwd: work, permissions: { mode: 'acceptEdits' } } as unknown as LoopConfig;
+  const decision = await decide14('write_file', { path: '.claude/skills/deploy/SKILL.md', content: 'x' }, config);
+  expect(decision.allow).toBe(false);
+});

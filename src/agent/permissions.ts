@@ -45,8 +45,10 @@ const KINDS: Record<string, Kind> = {
 export const DANGEROUS_COMMANDS: { pattern: RegExp; why: string }[] = [
   { pattern: /\brm\s+(-\S+\s+)*(\/|~|\$HOME)\/?\*?(\s|;|&|\||$)/, why: 'it deletes the root or home folder' },
   { pattern: /(^|[\s;&|(])sudo(\s|$)/, why: 'it runs a command as root' },
-  { pattern: /\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b/, why: 'it runs a downloaded script without reading it' },
-  { pattern: /\bgit\s+push\b.*\s(--force|-f)(\s|$)/, why: 'it rewrites the remote history (git push --force)' },
+  // Piped into a shell at any point of the pipe, the shell named by its path or not.
+  { pattern: /\b(curl|wget)\b.*\|\s*(sudo\s+)?(\S*\/)?(ba|z|da)?sh\b/, why: 'it runs a downloaded script without reading it' },
+  // --force, --force-with-lease, -f alone or among other letters (-fu), or a +refspec.
+  { pattern: /\bgit\b.*\spush\b.*\s(--force(-with-lease)?(=\S*)?|-[a-z]*f[a-z]*|\+\S+)(\s|$)/, why: 'it rewrites the remote history (git push --force)' },
   { pattern: /\bmkfs\b|\bdd\b[^;&|]*\bof=\/dev\//, why: 'it overwrites a disk' },
   { pattern: /:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, why: 'it is a fork bomb' },
 ];
@@ -122,9 +124,12 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
   if (typeof input.path !== 'string') return undefined;
   const [root, target] = await Promise.all([realpath(cwd), whereItLeads(path.resolve(cwd, input.path))]);
   if (target === undefined) return undefined;   // outsideWorkspace has refused it already
-  const names = path.relative(root, target).split(path.sep).map((name) => name.toLowerCase());
+  // The path as it resolves and as it was written: a link named .git (or .claude/skills) may
+  // lead to a folder of another name, and that folder is the guarded one all the same.
+  const names = [path.relative(root, target), path.relative(cwd, path.resolve(cwd, input.path))]
+    .flatMap((rel) => rel.split(path.sep)).map((name) => name.toLowerCase());
   if (names.includes('.git')) return "git's own folder";
-  if (await inLinkedGitDir(root, target)) return "git's own folder";
+  if (await inGitDir(root, target)) return "git's own folder";
   //> 9 guarded-claude-folder
   // A .claude folder holds skills, whose allowed-tools answer yes in advance (and, from chapter
   // 14, agent files): a model that wrote one unasked would pre-approve its own next command.
@@ -134,16 +139,20 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
 }
 
 /**
- * Is `target` inside a folder that a `.git` *file* of the workspace names (`gitdir: .repo`,
- * as `git init --separate-git-dir` writes it)? That folder is git's own too, whatever its name.
- * Each folder from the workspace down to the target may hold such a file (a nested checkout).
+ * Is `target` inside a git folder of another name? Two kinds, whatever they are called: one
+ * a `.git` *file* of the workspace names (`gitdir: .repo`, as `git init --separate-git-dir`
+ * writes it; each folder from the workspace down may hold one), and one that is a repository
+ * by its shape, HEAD beside objects/ and refs/ (a bare clone, `project.git`). git obeys the
+ * config and hooks of either.
  */
-async function inLinkedGitDir(root: string, target: string): Promise<boolean> {
+async function inGitDir(root: string, target: string): Promise<boolean> {
   for (let dir = path.dirname(target); !leaves(root, dir); dir = path.dirname(dir)) {
     // A folder named .git fails to read as a file: nothing named there (the check above has it).
     const named = await readFile(path.join(dir, '.git'), 'utf8').then((text) => /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1], () => undefined);
     const gitDir = named === undefined ? undefined : await realpath(path.resolve(dir, named)).catch(() => undefined);
     if (gitDir !== undefined && !leaves(gitDir, target)) return true;
+    const [head, objects, refs] = await Promise.all(['HEAD', 'objects', 'refs'].map((n) => lstat(path.join(dir, n)).catch(() => undefined)));
+    if (head?.isFile() && objects?.isDirectory() && refs?.isDirectory()) return true;
     if (dir === root) break;
   }
   return false;

@@ -153,6 +153,9 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: '/clear starts a new conversation' },
 
   // Chapter 6 · permissions
+  { id: 'hard-link-followed', chapter: 6, caughtBy: 'hard-link', file: 'plain-files.ts',
+    find: '  if (stats.nlink > 1) throw', replace: '  if (false) throw',
+    breaks: 'a file with a second name (a hard link, maybe to a file outside the workspace) is neither read nor written' },
   { id: 'unresolvable-path-taken-for-new', chapter: 6, caughtBy: 'deep-link', file: 'permissions.ts',
     find: "  return code === 'ENOENT' || code === 'ENOTDIR';", replace: '  return true;',
     breaks: 'a path too long to resolve is refused, not taken for a file that is not there yet' },

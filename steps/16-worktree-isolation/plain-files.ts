@@ -8,7 +8,8 @@
 // This series' own rule: Claude Code 2.1.328's Read waits on a pipe (measured by hand, the
 // x-ray driving a Read of one made with Bash: no next request within 90 s).
 //
-// Not here: whether the path may be touched at all (permissions.ts, chapter 6).
+// Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for the
+// one thing no path shows: from chapter 6, a file with a second name (a hard link) is refused.
 
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -50,6 +51,10 @@ export async function writePlainFile(file: string, content: string): Promise<voi
 async function mustBePlain(handle: FileHandle, file: string): Promise<void> {
   const stats = await handle.stat();
   if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}, not a regular file`);
+  // A file with more than one name (a hard link, `ln ~/.ssh/id_rsa key`) may be a file outside
+  // the workspace under a name inside it, and no path tells which: the gate compares where
+  // paths lead, and each name of it leads to itself. So such a file is neither read nor written.
+  if (stats.nlink > 1) throw new Error(`${file} has ${stats.nlink} names (hard links): one may lie outside the workspace, so it is not used here`);
 }
 
 function kindOf(stats: Stats): string {
