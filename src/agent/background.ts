@@ -125,7 +125,8 @@ export async function launch(
   //> 15 launch
   //! hint: Give the child narrowedGate(config.permissions) (it outlives this prompt). Register it in
   //! hint: parent.background.agents under a new id (agent-1, agent-2, …) with the call's id (callIdOf),
-  //! hint: start it (startRun), and return launchNotice(agent) right away: do not wait for the child.
+  //! hint: its label (the description, else the kind), run and onEnd as given (a fork batch's report
+  //! hint: hangs on onEnd), start it (startRun), and return launchNotice(agent) right away: do not wait.
   // It outlives this prompt: at each call, the narrower of its gate as it is now and the
   // session's gate as it will be then (narrowedGate, below).
   config.permissions = narrowedGate(config.permissions);
@@ -326,7 +327,7 @@ export const sendMessageTool = {
     //> 15 send-message
     //! hint: Refuse an empty message, and a running agent ("agent-1 is still running": its report is not
     //! hint: there yet). A finished one (completed, failed or stopped) continues, within the concurrency
-    //! hint: cap: push the message onto its OWN messages (its context, kept by id), point its toolUseId at
+    //! hint: cap ("Concurrent subagent limit reached: …", chapter 13's words): push the message onto its OWN messages (its context, kept by id), point its toolUseId at
     //! hint: this call (callIdOf), startRun it again, and return at once: it "continues in the background".
     const agent = agentNamed(input, config);
     if (typeof input.message !== 'string' || input.message.trim() === '') throw new Error('message must be a non-empty string');

@@ -123,9 +123,9 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //! hint: Find the repository's top folder, git's own folder and HEAD (git rev-parse --show-toplevel
   //! hint: --git-common-dir HEAD; the hooks folder in git's own is `hooks`, for every later call); refuse
   //! hint: outside a repository ("needs a git repository"; any other refusal of git's in its own words)
-  //! hint: or before the first commit. Take the first free name (name, name-2, … name-20): free when no
+  //! hint: or before the first commit ("… has no commit yet"). Take the first free name (name, name-2, … name-20): free when no
   //! hint: folder of that name exists, this session never made it (handedOut; add each one made) and `git branch NAME HEAD` works (when it fails and no such branch
-  //! hint: exists, throw git's error). Then `git worktree add --quiet DIR NAME` (quiet: git's first line is the
+  //! hint: exists, throw "git could not make the branch NAME: <git's words>"). Then `git worktree add --quiet DIR NAME` (quiet: git's first line is the
   //! hint: reason); if it fails ("git worktree add failed: …"), undo it all, each step's own failure
   //! hint: ignored: the folder, the empty folder that held it, git's record (git worktree prune) and the
   //! hint: branch. cwd: the parent's subfolder of the repository, in the worktree, made if missing (undo all if it cannot be).
@@ -194,7 +194,8 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     //! hint: undefined. Changed: commit what is uncommitted (commitLeftovers; if that fails, say "not
     //! hint: committed, since git commit failed (…)"), keep both, and return "<kept(wt)>: N commit(s) on top
     //! hint: of <base's first 7>", then, for leftovers, ", the last made when it finished, of what it left
-    //! hint: uncommitted: <list(files)>". Every git call here gets wt.hooks.
+    //! hint: uncommitted: <list(files)>". Every git call here gets wt.hooks; the status also gets
+    //! hint: `-c core.quotePath=false`, or a name beyond ASCII comes back as octal escapes.
     // core.quotePath off: a name beyond ASCII ("café.txt") comes as it is, not as octal escapes.
     const status = await git(['-c', 'core.quotePath=false', 'status', '--porcelain=v2', '--branch', '--untracked-files=all'], wt.dir, wt.hooks);
     if (!status.ok) return `${kept(wt)} (its state could not be read: ${quoted(status.err)})`;
