@@ -21,14 +21,22 @@ import { inTerminal, noTerminal, refusedPort } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 
+/** Variables for the run; undefined unsets one. */
+type Env = Record<string, string | undefined>;
+
+class Exited extends Error {
+  readonly code: number;
+  constructor(code: number) { super(`process.exit(${code})`); this.code = code; }
+}
+
 /** bin.ts run once in this process: its argv, `stdin` as its standard input, the mock as the API.
  *  A module runs once per process, so each run imports it under a name of its own (`run`). */
-async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: () => Promise<unknown>, env: Record<string, string> = {}): Promise<{ out: string; err: string; exitCode: number | string | undefined; sent: string[] }> {
+async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: () => Promise<unknown>, env: Env | ((mockUrl: string) => Env) = {}): Promise<{ out: string; err: string; exitCode: number | string | undefined; sent: string[] }> {
   const mock = await startMock({ scenario, latencyScale: 0 });
   const work = mkdtempSync(path.join(tmpdir(), 'bin-test-'));
   const saved = {
     argv: process.argv, cwd: process.cwd(), exitCode: process.exitCode,
-    stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!, write: process.stdout.write, writeErr: process.stderr.write,
+    stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!, write: process.stdout.write, writeErr: process.stderr.write, exit: process.exit,
     env: { ...process.env },
   };
   let out = '';
@@ -36,14 +44,19 @@ async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: 
   try {
     process.argv = [process.execPath, 'bin.ts', ...args];
     Object.defineProperty(process, 'stdin', { value: stdin, configurable: true });
-    Object.assign(process.env, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, env);
+    for (const [name, value] of Object.entries({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, ...(typeof env === 'function' ? env(mock.url) : env) })) {
+      if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    }
     process.chdir(work);
     process.stdout.write = ((chunk: string | Uint8Array) => { out += String(chunk); return true; }) as typeof process.stdout.write;
     process.stderr.write = ((chunk: string | Uint8Array) => { err += String(chunk); return true; }) as typeof process.stderr.write;
-    await run();
+    // process.exit, which bin.ts calls where it refuses to start, ends the import instead of this process.
+    process.exit = ((code?: number) => { throw new Exited(code ?? 0); }) as typeof process.exit;
+    await run().catch((e: unknown) => { if (e instanceof Exited) process.exitCode = e.code; else throw e; });
     const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
     return { out, err, exitCode: process.exitCode, sent };
   } finally {
+    process.exit = saved.exit;
     process.stdout.write = saved.write;
     process.stderr.write = saved.writeErr;
     process.argv = saved.argv;
@@ -119,6 +132,29 @@ it('an OUTPUT_STYLE variable nobody knows is refused in one line, exit 1, before
   expect(r.out).toBe('');
   expect(r.sent).toEqual([]);
   expect(r.exitCode).toBe(1);
+});
+
+// @ts-expect-error: the same
+const binNoMock = () => import('../steps/04-cli-sessions/bin.ts?no-mock');
+// @ts-expect-error: chapter 5's, the last without a gate
+const binNoMock5 = () => import('../steps/05-streaming/bin.ts?no-mock');
+// @ts-expect-error: chapter 6's, the first with one
+const binGated = () => import('../steps/06-permissions/bin.ts?gated');
+
+it("before chapter 6's gate, bin.ts talks to a loopback address only (the mock): elsewhere, one line, exit 1, nothing sent", async () => {
+  for (const [run, url] of [[binNoMock, undefined], [binNoMock5, 'https://api.example.invalid']] as const) {
+    // The mock is running; only the address differs: unset (the real API), or another host.
+    const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), run, { ANTHROPIC_BASE_URL: url });
+    expect(r.err).toMatch(/^This chapter's agent has no permission gate yet \(chapter 6 adds it\): .* run chapter 6's bin\.ts or a later one; .*\n$/);
+    expect(r.err.split('\n')).toHaveLength(2);
+    expect(r.out).toBe('');
+    expect(r.exitCode).toBe(1);
+  }
+  // Chapter 6's goes on at an address that is no loopback name (0.0.0.0 reaches this machine's mock all the same).
+  const gated = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binGated, (mockUrl) => ({ ANTHROPIC_BASE_URL: mockUrl.replace('127.0.0.1', '0.0.0.0') }));
+  expect(gated.err).toBe('');
+  expect(gated.out).toBe('Hi.\n');
+  expect(gated.sent.some((body) => body.includes('Say hi.'))).toBe(true);
 });
 
 it("an API nobody listens at: the line says what the network said, not only the SDK's 'Connection error.'", async () => {
@@ -287,7 +323,7 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal: Ctrl-C stops the
     writeFileSync(file, JSON.stringify(slowScenario));
     const tmp = path.join(dir, 'tmp');
     mkdirSync(tmp);
-    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '4', '--live', '--scenario', file].map(quoted).join(' ');
+    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '6', '--live', '--scenario', file].map(quoted).join(' ');
     const { out, code } = await ctrlCWhileAnswering(line, ROOT, { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url, TMPDIR: tmp }, mock, 1, '');
     expect(code, out).toBe(130);
     expect(out).toContain('interrupted: the run is stopped and its temporary folder removed');

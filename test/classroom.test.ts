@@ -417,10 +417,12 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
   });
 
   it('--resume says it resumed', async () => {
-    const r = await runInProcess(['4', '--repl', '--case', 'resume'], { input: 'What was the release codename?\n' });
+    const r = await runInProcess(['4', '--repl', '--case', 'resume'], { input: 'What was the release codename?\nAnd after that?\n' });
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('(resumed session yesterday: 2 messages)');
     expect(r.out).toContain('The codename is BLUEBIRD.');
+    // Chapter 4 has no gate for a real model yet: the way out the REPL names is chapter 6's --live.
+    expect(r.out).toContain("you ▸ And after that?\n✖ the scripted model has no more answers (the scenario's turns are used up); a real model (--live) from chapter 6 on\n");
   });
 
   it("says the flags the scenario starts the agent with: chapter 10's REPL is in plan mode, and a refused edit is no surprise", async () => {

@@ -93,7 +93,7 @@ describe('bad input: one line, exit 2', () => {
 
   it('--live with an ANTHROPIC_BASE_URL that is no http(s) address: one line naming it, exit 2, before anything is laid out', async () => {
     for (const url of ['api.example.test', 'ftp://127.0.0.1/']) {
-      const r = await run(['1', '--live'], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: url } });
+      const r = await run(['6', '--live'], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: url } });
       expect(r.code).toBe(2);
       expect(r.err).toBe(`ANTHROPIC_BASE_URL=${url}: not an http:// or https:// address (unset it for the API's own)\n`);
       expect(r.out).toBe('');
@@ -120,16 +120,16 @@ describe('--live, with the mock standing in for the API (ANTHROPIC_BASE_URL)', (
   // The real API is out of reach in tests; the mock speaks the same protocol, so the live
   // path (key from the environment, base URL, a person's terminal) runs for real.
   async function liveRun(extra: string[]) {
-    const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'));
+    const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/06-permissions/demo.json'));
     const mock = await startMock({ scenario, latencyScale: 0 });
     try {
-      const r = await run(['4', '--live', ...extra], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url } });
+      const r = await run(['6', '--live', ...extra], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url } });
       return { ...r, requests: mock.events.filter((e) => e.type === 'request').length };
     } finally {
       await mock.close();
     }
   }
-  const workspaceOf = (out: string) => /Live: chapter 4 in (\S+),/.exec(out)?.[1];
+  const workspaceOf = (out: string) => /Live: chapter 6 in (\S+),/.exec(out)?.[1];
 
   it('runs against the given base URL, then says the temporary workspace and its saved session are gone', async () => {
     const r = await liveRun([]);

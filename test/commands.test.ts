@@ -44,9 +44,9 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
     expect(r.out).toContain('is removed now');
   };
 
-  // Refused on the first chapter and on the one whose sub-agents call the API side by side;
+  // Refused on the first chapter --live runs and on the one whose sub-agents call the API side by side;
   // a refused key on chapter 11 below, and the other causes after this block.
-  for (const n of ['1', '13']) {
+  for (const n of ['6', '13']) {
     it(`chapter ${n}: connection refused`, async () => {
       const url = `http://127.0.0.1:${await refusedPort()}`;
       const r = await runMjs([n, '--live'], { env: liveEnv(url) });
@@ -69,13 +69,13 @@ describe.concurrent('--live that cannot reach the API: exit 1, one line naming t
 
   // Answered 200, but not by the Messages API: no request failed on the wire, and from
   // chapter 4 the agent says what went wrong in a ✖ line and goes on. The run must not end 0.
-  it('a server that answers 200 with a page, not the API: exit 1 all the same, on chapter 1 and chapter 11', async () => {
+  it('a server that answers 200 with a page, not the API: exit 1 all the same, on chapter 6 and chapter 11', async () => {
     const { url, server } = await serve((_q, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>not the API</html>'); });
     try {
-      for (const n of ['1', '11']) {
+      for (const n of ['6', '11']) {
         const r = await runInProcess([n, '--live', 'hi'], { env: liveEnv(url) });
         expect(r.code, r.err).toBe(1);
-        expect(r.err.trim().split('\n').at(-1)).toMatch(n === '1' ? new RegExp(`^live run failed: .* \\(API at ${url}\\)$`) : new RegExp(`^live run failed: ${url} answered, but a prompt failed`));
+        expect(r.err.trim().split('\n').at(-1)).toMatch(new RegExp(`^live run failed: ${url} answered, but a prompt failed`));
         expect(r.out).toContain('is removed now');
       }
     } finally { server.close(); }
@@ -120,6 +120,55 @@ describe('--live names why a request got no answer', () => {
       api.server.close();
       other.server.close();
     }
+  });
+});
+
+// A scripted run is safe whatever its tools reach: every call is written in the scenario. A
+// real model's are not, so --live runs only an agent that asks before a shell command.
+describe.concurrent('--live refuses an agent that would not ask: one line, exit 2, nothing laid out, nothing sent', () => {
+  async function refused(args: string[]): Promise<Ran> {
+    const { startMock } = await import('../src/mock/index.ts');
+    const { loadScenarioFile } = await import('../src/runner/scenarios.ts');
+    const mock = await startMock({ scenario: await loadScenarioFile(path.join(ROOT, 'scenarios/11-subagents/demo.json')), latencyScale: 0 });
+    try {
+      const r = await runInProcess(args, { env: liveEnv(mock.url) });
+      expect(r.code, r.out + r.err).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.out).toBe('');   // no "Live: chapter N in …": no workspace was made
+      expect(mock.events.filter((e) => e.type === 'request')).toEqual([]);
+      return r;
+    } finally { await mock.close(); }
+  }
+
+  it('chapters 1 to 5: no permission gate yet', async () => {
+    for (const n of ['1', '2', '3', '4', '5']) {
+      const r = await refused([n, '--live', 'hi']);
+      expect(r.err).toContain(`--live: chapter ${n}'s agent has no permission gate yet (chapter 6 adds it)`);
+      expect(r.err).toContain('node steps/run.mjs 6 --live');
+    }
+  });
+
+  it('a case that starts the agent in bypassPermissions, or with a skill that approves run_shell in advance', async () => {
+    expect((await refused(['6', '--live', '--case', 'bypass'])).err).toMatch(/^--live: scenarios\/06-permissions\/bypass\.json starts the agent in bypassPermissions \(its argv\)/);
+    expect((await refused(['15', '--live', '--case', 'later-skills'])).err).toMatch(/^--live: scenarios\/15-background-agents\/later-skills\.json has a skill whose allowed-tools list run_shell \(\.claude\/skills\/tidy\/SKILL\.md\)/);
+  });
+
+  it('a scenario of your own: bypass in any spelling, and a skill in the home folder or under another name', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'live-refused-'));
+    try {
+      const skill = '---\ndescription: tidy\nallowed-tools:\n- read_file\n-   "run_shell"\n---\nTidy up.\n';
+      const own: [string, Record<string, unknown>][] = [
+        ['dashes', { argv: ['--dangerously-skip-permissions'] }],
+        ['equals', { argv: ['--permission-mode=bypassPermissions'] }],
+        ['home', { home_files: { '.claude/skills/tidy/SKILL.md': skill } }],
+        ['linked', { files: { 'notes/tidy.md': skill }, links: { '.claude/skills/tidy/SKILL.md': '../../../notes/tidy.md' } }],
+      ];
+      for (const [name, extra] of own) {
+        const file = path.join(dir, `${name}.json`);
+        writeFileSync(file, JSON.stringify({ title: name, prompts: ['hi'], tracks: { main: { turns: [{ text: 'hi' }] } }, ...extra }));
+        expect((await refused(['11', '--live', '--scenario', file])).err, name).toMatch(/^--live: .* (bypassPermissions|run_shell)/);
+      }
+    } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 });
 

@@ -88,10 +88,11 @@ Try it yourself:
   --repl               chapter 4 on: the chapter's interactive session, typed by you,
                        against the scripted model of the demo (or --case, --scenario);
                        no API key needed, but it only knows the scenario's answers
-  --live ["PROMPT"]    run against the real API (needs ANTHROPIC_API_KEY;
-                       ANTHROPIC_BASE_URL optional), with the demo's files laid out;
-                       PROMPT, if given, replaces the demo's prompts. Exits 1 and says
-                       what failed (the URL, the cause) when the API cannot be reached
+  --live ["PROMPT"]    chapter 6 on (a gate asks first): run against the real API
+                       (needs ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL optional), with
+                       the demo's files laid out; PROMPT, if given, replaces the
+                       demo's prompts. Exits 1 and says what failed (the URL,
+                       the cause) when the API cannot be reached
 
 Classroom:
   --exercise [DIR]     write the chapter with its new code as TODO stubs
@@ -245,7 +246,9 @@ async function dispatch(argv: string[], c: ChalkInstance): Promise<number> {
   for (const scenario of scenarios) refuseWhatWouldBeIgnored(chapter, scenario, args.model, command);
 
   if (command === 'live') {
-    const { runLive } = await import('./live.ts');
+    const { runLive, liveRefusal } = await import('./live.ts');
+    const refusal = liveRefusal(chapter, scenarios[0]!);
+    if (refusal !== undefined) throw new UsageError(refusal);
     // An empty prompt ('') would go to the API as an empty question: a user error, said so.
     if (words.length > 0 && words.join(' ').trim() === '') throw new UsageError('--live: the prompt is empty (give a question, or none for the demo\'s)');
     return runLive({ chapter, scenario: scenarios[0]!, prompt: words.length > 0 ? words.join(' ') : undefined, model: args.model, keep: args.keep });

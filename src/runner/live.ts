@@ -98,6 +98,50 @@ function isHttpAddress(text: string): boolean {
   }
 }
 
+/** The first chapter whose agent asks before it edits or runs a command: its permission gate. */
+export const FIRST_GATED_CHAPTER = 6;
+
+/**
+ * Why this run must not meet a real model, or undefined when it may. A scripted run is safe
+ * whatever its tools can reach: every call it makes is written in the scenario. A real
+ * model's calls are not. So --live runs only an agent that asks before a shell command:
+ * chapter 6's gate or later, not started in bypassPermissions, and no skill of the scenario
+ * answering yes to the shell in advance (its allowed-tools). The gate keeps the file tools
+ * in the workspace in every mode; a shell command can only be asked about.
+ */
+export function liveRefusal(chapter: Chapter, scenario: Scenario): string | undefined {
+  if (chapter.n < FIRST_GATED_CHAPTER) {
+    const instead = chapter.n >= 4 ? `, or this chapter with --repl (a scripted model)` : '';
+    return `--live: chapter ${chapter.n}'s agent has no permission gate yet (chapter ${FIRST_GATED_CHAPTER} adds it): a real model could read, write and run anything on this machine through its tools. Use --live from chapter ${FIRST_GATED_CHAPTER} on (node steps/run.mjs ${FIRST_GATED_CHAPTER} --live)${instead}`;
+  }
+  const file = path.relative(process.cwd(), path.resolve(scenario.file));
+  const argv = scenario.argv ?? [];
+  const bypass = argv.some((a, i) => a === '--dangerously-skip-permissions' || a === '--permission-mode=bypassPermissions' || (a === '--permission-mode' && argv[i + 1] === 'bypassPermissions'));
+  if (bypass) return `--live: ${file} starts the agent in bypassPermissions (its argv): a real model's shell commands would run on this machine without a question. Live, use a case that asks (the demo does)`;
+  // Any file may be a skill's: a SKILL.md may be a link to a file of another name.
+  const files = { ...scenario.files, ...prefixed('~/', scenario.home_files) };
+  for (const [name, text] of Object.entries(files)) {
+    if (listsShell(text)) {
+      return `--live: ${file} has a skill whose allowed-tools list run_shell (${name}): while it runs, a real model's shell commands would run on this machine without a question. Live, use a case without one (the demo does)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether a text has an allowed-tools line that lists run_shell, on the line or in the
+ * "- item" lines below it. Read more widely than skills.ts reads a front matter (any line of
+ * the file, given twice or not): a skill this misreads must not pass as one that asks.
+ */
+function listsShell(text: string): boolean {
+  const fields = [...text.matchAll(/^allowed-tools:(.*(?:\r?\n[ \t]*-.*)*)/gm)].map((m) => m[1]!);
+  return fields.some((field) => /\brun_shell\b/.test(field));
+}
+
+function prefixed(prefix: string, files: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(files ?? {}).map(([k, v]) => [prefix + k, v]));
+}
+
 export interface LiveOptions {
   chapter: Chapter;
   scenario: Scenario;

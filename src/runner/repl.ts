@@ -18,6 +18,7 @@ import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
 import { permissionAnswer, printable, startedWith } from './transcript.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
+import { FIRST_GATED_CHAPTER, liveRefusal } from './live.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
 
 export interface ReplOptions {
@@ -87,6 +88,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         yield line;
       }
     }
+    // Pointed at --live only where --live would run this scenario (live.ts: a gate that asks).
+    const tryLive = liveRefusal(o.chapter, o.scenario) === undefined ? '; try --live'
+      : o.chapter.n < FIRST_GATED_CHAPTER ? `; a real model (--live) from chapter ${FIRST_GATED_CHAPTER} on` : '';
     await mod.runSession(typed(), {
       cwd, home, apiKey: 'mock-key', baseURL: mock.url,
       model: o.model ?? o.scenario.model ?? mod.DEFAULT_MODEL,
@@ -96,8 +100,8 @@ export async function runRepl(o: ReplOptions): Promise<number> {
           const refused = MOCK_REFUSAL.exec(t);
           const text = refused
             ? t.replace(MOCK_REFUSAL, /out of turns/.test(refused[1]!)
-              ? '✖ the scripted model has no more answers (the scenario\'s turns are used up); try --live'
-              : '✖ the scripted model has no answer for this prompt; try --live')
+              ? `✖ the scripted model has no more answers (the scenario's turns are used up)${tryLive}`
+              : `✖ the scripted model has no answer for this prompt${tryLive}`)
             : t;
           // The workspace goes when the REPL ends: no hint to resume a session saved there.
           process.stdout.write(text.replace(RESUME_HINT, '\n'));

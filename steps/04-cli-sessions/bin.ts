@@ -1,5 +1,5 @@
 // GENERATED from src/agent/bin.ts for chapter 4 (cli-sessions). Do not edit: change src/agent/bin.ts and run npm run gen.
-// Run the agent in a real terminal, against the real API:
+// Run the agent in a real terminal, as a program of its own:
 //
 //   ANTHROPIC_API_KEY=sk-... npx tsx steps/<this chapter's folder>/bin.ts [flags] [prompt]
 //
@@ -26,6 +26,24 @@ const wantsHelp = given.includes('--help') || given.includes('-h');
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
   process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
   process.exit(1);
+}
+// No permission gate yet (chapter 6 builds it): read_file, write_file and run_shell do what
+// the model asks, on any path of this machine. A scripted model (the mock, at a loopback
+// address) asks only what its scenario says; a real one could ask for anything. So until
+// chapter 6 this entry talks to a loopback address only. (A proxy there to the real API
+// would pass: the rule keeps out an accident, not someone who sets one up on purpose.)
+if (!wantsHelp && !onLoopback(process.env.ANTHROPIC_BASE_URL)) {
+  process.stderr.write("This chapter's agent has no permission gate yet (chapter 6 adds it): a real model could read, write and run anything on this machine through its tools. For the real API, run chapter 6's bin.ts or a later one; this one talks to the mock only (ANTHROPIC_BASE_URL set to the address `npm run mock` prints).\n");
+  process.exit(1);
+}
+
+function onLoopback(url: string | undefined): boolean {
+  try {
+    const host = new URL(url ?? '').hostname;
+    return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  } catch {
+    return false;   // unset, or no URL at all
+  }
 }
 // A pipe, not a terminal: what it carries is the prompt, after any words given as arguments,
 // as `echo "…" | claude -p` reads it. (`--`: a piped text that starts with "-" is no flag.)

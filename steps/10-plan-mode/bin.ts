@@ -1,5 +1,5 @@
 // GENERATED from src/agent/bin.ts for chapter 10 (plan-mode). Do not edit: change src/agent/bin.ts and run npm run gen.
-// Run the agent in a real terminal, against the real API:
+// Run the agent in a real terminal, as a program of its own:
 //
 //   ANTHROPIC_API_KEY=sk-... npx tsx steps/<this chapter's folder>/bin.ts [flags] [prompt]
 //
