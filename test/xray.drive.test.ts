@@ -312,6 +312,26 @@ describe.concurrent('xray on the command line', () => {
     expect(t.err).toEqual([`${bin} --version failed (exit status 3): no config found`]);
   });
 
+  it('a program that is not Claude Code (it answers --version with a number of its own): one line, exit 2, no case run', async () => {
+    // node says "v20.20.2", a script anything: each was driven through every case as "Claude Code 20.20.2".
+    for (const [name, said] of [['not-claude-node', 'v20.20.2'], ['not-claude-garbage', '%%% 1.2.3.4.5 !!!'], ['not-claude-silent', '']] as const) {
+      const bin = path.join(scratch, name);
+      writeFileSync(bin, `#!/bin/sh\nif [ "$1" = --version ]; then echo '${said}'; exit 0; fi\nexit 0\n`);
+      chmodSync(bin, 0o755);
+      const t = io(process.env);
+      expect(await runXray(['delegate', '--claude', bin], t.io), name).toBe(2);
+      expect(t.out).toEqual([]);
+      expect(t.err).toEqual([`${bin} is not Claude Code: its --version says ${said ? `"${said}"` : 'nothing'}, where Claude Code's says "${pinnedVersion()} (Claude Code)"`]);
+    }
+  });
+
+  it('--json with --full: one line, exit 2 (the JSON report has no transcript for --full to show in full)', async () => {
+    const t = io(process.env);
+    expect(await runXray(['delegate', '--json', '--full', '--claude', fakeClaude('claude-json-full', 'report')], t.io)).toBe(2);
+    expect(t.out).toEqual([]);
+    expect(t.err).toEqual(['--json and --full do not go together: --json prints no transcript']);
+  });
+
   it('an unknown case or option: one line, exit 2', async () => {
     const t = io(process.env);
     expect(await runXray(['nosuch', '--claude', fakeClaude('claude-x', 'report')], t.io)).toBe(2);

@@ -26,6 +26,7 @@ export const XRAY_CONFLICTS: readonly [string, string, string][] = [
   ['write-facts', 'CASE', 'the facts file is written from every case'],
   ['write-facts', 'json', '--write-facts prints one line, not a report'],
   ['write-facts', 'full', '--write-facts prints no transcript'],
+  ['json', 'full', '--json prints no transcript'],
 ];
 const typed = (o: string) => (o === 'CASE' ? 'a CASE' : `--${o}`);
 

@@ -105,8 +105,16 @@ export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = 
           reject(new Error(`${bin} --version failed (${how})${said ? `: ${said}` : ''}`));
           return;
         }
-        const v = /\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
-        if (!v) { reject(new Error(`${bin} --version printed no version: ${JSON.stringify(stdout.trim().slice(0, 80))}`)); return; }
+        // Claude Code says "2.1.328 (Claude Code)". Any other program that answers --version
+        // with a number (node, python, git) would be driven through every case, each failing,
+        // under the heading "Claude Code 20.20.2": refused here, in one line.
+        const said = stdout.trim().split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 80) ?? '';
+        if (!said.includes('Claude Code')) {
+          reject(new Error(`${bin} is not Claude Code: its --version says ${said ? `"${said}"` : 'nothing'}, where Claude Code's says "${safePinned()} (Claude Code)"`));
+          return;
+        }
+        const v = /\d+\.\d+\.\d+\S*/.exec(said)?.[0];
+        if (!v) { reject(new Error(`${bin} --version printed no version: ${JSON.stringify(said)}`)); return; }
         resolve(v);
       });
     });
