@@ -16,7 +16,7 @@
 //                                 own, and that of the processes it started (Linux)
 
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,15 +24,94 @@ import minimist from 'minimist';
 import { processCpu } from './process-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = minimist(process.argv.slice(2), { boolean: ['suite', 'help', 'xray', 'by-file'], string: ['claude'], default: { suite: true, xray: true, runs: 7 } });
+const HELP = 'Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]\n       npm run bench -- --by-file';
+
+/** A command line the bench cannot take: one line, exit 2, before anything is measured. */
+function usage(line) {
+  console.error(`${line} (see npm run bench -- --help)`);
+  process.exit(2);
+}
+
+// Refused, never guessed: minimist alone dropped an option it did not know (a typo such as
+// --no-suit ran the whole suite), read a bare --runs as 1, and took any word for a chapter,
+// which then failed with a stack trace once the speed markers had taken their seconds.
+let unknown;
+const args = minimist(process.argv.slice(2), {
+  boolean: ['suite', 'help', 'xray', 'by-file'], string: ['claude', 'runs', '_'], alias: { h: 'help' },
+  default: { suite: true, xray: true, runs: '7' },
+  unknown: (arg) => {
+    // `--runs -1`: minimist takes a word starting with - for an option, never a value.
+    if (arg.startsWith('-')) unknown ??= process.argv[process.argv.indexOf(arg) - 1] === '--runs' ? `--runs ${arg}` : arg;
+    return !arg.startsWith('-');
+  },
+});
+if (unknown?.startsWith('--runs ')) usage(`--runs needs a positive whole number (got "${unknown.slice(7)}")`);
+if (unknown !== undefined) usage(`unknown option ${unknown}`);
 if (args.help) {
-  console.log('Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]\n       npm run bench -- --by-file');
+  console.log(HELP);
   process.exit(0);
 }
+for (const o of ['runs', 'claude']) if (Array.isArray(args[o])) usage(`--${o} given twice`);
+if (!/^\d+$/.test(String(args.runs)) || Number(args.runs) < 1) usage(`--runs needs a positive whole number (got ${args.runs === '' ? 'none' : `"${args.runs}"`})`);
 const runs = Number(args.runs);
-if (!Number.isInteger(runs) || runs < 1) {
-  console.error(`--runs must be a positive whole number (got ${args.runs})`);
-  process.exit(2);
+if ('claude' in args && (typeof args.claude !== 'string' || args.claude === '')) usage('--claude needs a path');
+if (args.claude && !args.xray) usage('--claude and --no-xray do not go together');
+// Said now, not when the x-ray's turn comes at the very end.
+const claudeFile = args.claude ? statSync(args.claude, { throwIfNoEntry: false }) : undefined;
+if (args.claude && !claudeFile?.isFile()) usage(`--claude ${args.claude}: ${claudeFile ? 'not a file' : 'no such file'}`);
+if (args['by-file'] && process.argv.length > 3) usage('--by-file runs the suite alone: it takes no chapter or other option');
+
+// Interrupted (Ctrl-C, SIGTERM, SIGHUP), the bench leaves nothing behind: what it runs is
+// stopped (a Ctrl-C at the terminal reached it already; a kill of this process alone did
+// not, and a --watch left running would watch for ever), given a moment to clean up its own
+// temp folders, and then the bench's scratch folders go: in the temp folder, and the copy
+// of a chapter it checks in the project's .tmp.
+const running = new Set();
+const scratchDirs = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 })) {
+  process.on(signal, async () => {
+    const children = [...running];
+    for (const child of children) child.kill(signal);
+    const gone = children.map((c) => new Promise((resolve) => { if (c.exitCode !== null || c.signalCode !== null) resolve(); else c.once('exit', resolve); }));
+    await Promise.race([Promise.all(gone), new Promise((resolve) => { setTimeout(resolve, 5000).unref(); })]);
+    for (const child of running) child.kill('SIGKILL');
+    process.exit(code);
+  });
+}
+// A failed command (a chapter's demo, the suite) ends the bench with what it said, not with
+// the bench's own stack trace.
+process.on('uncaughtException', (err) => {
+  console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
+
+/** A scratch folder, removed at exit whatever ends the bench. */
+function scratchDir(prefix) {
+  const dir = mkdtempSync(prefix);
+  scratchDirs.add(dir);
+  return dir;
+}
+function removeScratch(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  scratchDirs.delete(dir);
+}
+
+/** Runs a command to its end without holding up this process, so that a signal is heard while it runs. */
+function run(command, commandArgs, options) {
+  return new Promise((resolve) => {
+    const child = spawn(command, commandArgs, options);
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr?.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.once('error', (err) => { running.delete(child); resolve({ status: null, stdout, stderr: `${stderr}${err.message}\n` }); });
+    child.once('close', (status) => { running.delete(child); resolve({ status, stdout, stderr }); });
+  });
 }
 
 function median(values) {
@@ -42,17 +121,16 @@ function median(values) {
 }
 
 /** Run a command `times` times; wall times in ms and peak RSS in MiB (from the preload). */
-function measure(command, commandArgs, times) {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-'));
+async function measure(command, commandArgs, times) {
+  const scratch = scratchDir(path.join(tmpdir(), 'bench-'));
   const rssFile = path.join(scratch, 'rss');
   const walls = [];
   try {
     for (let i = 0; i < times; i++) {
       const started = performance.now();
-      const r = spawnSync(command, commandArgs, {
+      const r = await run(command, commandArgs, {
         cwd: root,
         env: { ...process.env, BENCH_RSS_FILE: rssFile, NO_COLOR: '1' },
-        encoding: 'utf8',
         shell: process.platform === 'win32',
       });
       walls.push(performance.now() - started);
@@ -62,15 +140,18 @@ function measure(command, commandArgs, times) {
     try { rss = readFileSync(rssFile, 'utf8').trim().split('\n').map(Number); } catch { /* the command was not node */ }
     return { wall: median(walls), min: Math.min(...walls), rssMiB: rss.length ? Math.max(...rss) / 1024 : undefined };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    removeScratch(scratch);
   }
 }
 
-const { CHAPTERS_WRITTEN } = await (async () => {
-  const listing = spawnSync(process.execPath, [path.join(root, 'steps/run.mjs'), '--list'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  const written = listing.stdout.split('\n').filter((l) => l.trim() && !l.includes('(not written yet)')).map((l) => Number(/^\D*(\d+)/.exec(l)?.[1])).filter(Number.isInteger);
-  return { CHAPTERS_WRITTEN: written };
-})();
+const listing = spawnSync(process.execPath, [path.join(root, 'steps/run.mjs'), '--list'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+if (listing.status !== 0) {
+  console.error(`bench: node steps/run.mjs --list failed: ${(listing.stderr || listing.stdout || String(listing.error)).trim().split('\n')[0]}`);
+  process.exit(1);
+}
+const CHAPTERS_WRITTEN = listing.stdout.split('\n').filter((l) => l.trim() && !l.includes('(not written yet)')).map((l) => Number(/^\D*(\d+)/.exec(l)?.[1])).filter(Number.isInteger);
+const unwritten = args._.find((c) => !/^\d+$/.test(c) || !CHAPTERS_WRITTEN.includes(Number(c)));
+if (unwritten !== undefined) usage(`unknown chapter "${unwritten}": the chapters written are ${CHAPTERS_WRITTEN.join(', ')}`);
 const chapters = args._.length ? args._.map(Number) : CHAPTERS_WRITTEN;
 
 /**
@@ -101,7 +182,7 @@ function processMarker() {
 const markers = () => `${speedMarker()} s, ${processMarker()} ms`;
 const markerBefore = markers();
 if (args['by-file']) {
-  byFile();
+  await byFile();
   process.exit(0);
 }
 
@@ -122,8 +203,8 @@ for (const n of chapters) {
   // which is what its own code costs.
   for (const extra of waiting.includes(n) ? [[], ['--no-latency']] : [[]]) {
     const command = [...preload, 'steps/run.mjs', String(n), ...extra];
-    measure(process.execPath, command, 1); // warm the loader's cache
-    const m = measure(process.execPath, command, runs);
+    await measure(process.execPath, command, 1); // warm the loader's cache
+    const m = await measure(process.execPath, command, runs);
     const label = `${n}${extra.length ? ` ${extra.join(' ')}` : ''}`;
     console.log(`node steps/run.mjs ${label.padEnd(16)} ${m.wall.toFixed(0).padStart(6)} ms ${m.min.toFixed(0).padStart(5)} ms ${m.rssMiB?.toFixed(0).padStart(6)} MiB`);
   }
@@ -138,18 +219,21 @@ if (waiting.length > 0) {
 {
   const n = chapters.includes(11) ? 11 : chapters[0];
   const folder = readdirSync(path.join(root, 'steps')).find((d) => d.startsWith(`${String(n).padStart(2, '0')}-`));
-  // Where a learner's exercise is, two folders down (exercises/NN-slug).
+  // Where a learner's exercise is, two folders down (exercises/NN-slug). The project's .tmp
+  // goes again once empty, if the bench made it.
+  const made = !existsSync(path.join(root, '.tmp'));
   mkdirSync(path.join(root, '.tmp'), { recursive: true });
-  const dir = mkdtempSync(path.join(root, '.tmp', 'bench-check-'));
+  const dir = scratchDir(path.join(root, '.tmp', 'bench-check-'));
   try {
     cpSync(path.join(root, 'steps', folder), dir, { recursive: true });
     const rel = path.relative(root, dir);
-    const once = measure(process.execPath, ['steps/run.mjs', String(n), '--check', rel], runs);
+    const once = await measure(process.execPath, ['steps/run.mjs', String(n), '--check', rel], runs);
     console.log(`node steps/run.mjs ${n} --check DIR   ${once.wall.toFixed(0).padStart(6)} ms ${once.min.toFixed(0).padStart(5)} ms`);
     const waits = await watchLatency(n, dir, rel, runs);
     console.log(`  … --watch, a save to its verdict (demo+1)${median(waits).toFixed(0).padStart(4)} ms ${Math.min(...waits).toFixed(0).padStart(5)} ms   (target: under 500 ms)`);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeScratch(dir);
+    if (made) try { rmdirSync(path.join(root, '.tmp')); } catch { /* something else is in it */ }
   }
 }
 
@@ -157,6 +241,9 @@ if (waiting.length > 0) {
 async function watchLatency(n, dir, rel, times) {
   // Grade with the chapter's last case made to fail, so the watch never stops by itself.
   const child = spawn(process.execPath, ['steps/run.mjs', String(n), '--check', rel, '--watch', '--scenario', failingScenario(n, dir)], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+  running.add(child);
+  // Waited for from the start: a watch that ended by itself may have closed before the end below.
+  const closed = new Promise((r) => child.once('close', () => { running.delete(child); r(); }));
   let out = '';
   child.stdout.on('data', (d) => { out += String(d); });
   child.stderr.on('data', (d) => { out += String(d); });
@@ -179,7 +266,7 @@ async function watchLatency(n, dir, rel, times) {
     return waits;
   } finally {
     child.kill('SIGINT');
-    await new Promise((r) => child.once('close', r));
+    await closed;
   }
 }
 
@@ -204,14 +291,14 @@ function childCpu() {
  * workers' start-up and module loading, the global setup). Children are counted once they
  * are waited for: a process a file started and left running counts for nobody.
  */
-function byFile() {
-  const scratch = mkdtempSync(path.join(tmpdir(), 'bench-by-file-'));
+async function byFile() {
+  const scratch = scratchDir(path.join(tmpdir(), 'bench-by-file-'));
   const log = path.join(scratch, 'cpu.jsonl');
   try {
     const before = childCpu();
     const started = performance.now();
-    const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/by-file.config.mjs'], {
-      cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, NO_COLOR: '1' }, encoding: 'utf8',
+    const r = await run(process.execPath, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/by-file.config.mjs'], {
+      cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, NO_COLOR: '1' },
     });
     const wall = (performance.now() - started) / 1000;
     const total = childCpu() - before;
@@ -224,7 +311,7 @@ function byFile() {
     console.log(`${'all files'.padEnd(40)} ${s(sum('self'))}    ${s(sum('children'))}`);
     console.log(`\nnpm test once: ${wall.toFixed(1)} s, ${total.toFixed(1)} s CPU in all; ${(total - sum('self') - sum('children')).toFixed(1)} s of it in no file (vitest, worker start-up, module loading, the global setup)`);
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    removeScratch(scratch);
   }
   console.log(`\nmachine speed markers: ${markerBefore} before, ${markers()} after`);
 }
@@ -238,18 +325,18 @@ if (args.suite) {
   // vitest keeps its timings of each file in node_modules/.vite (the order files start in):
   // a fresh clone has none of that either.
   const kept = [path.join(root, 'node_modules', '.cache'), path.join(root, 'node_modules', '.vite')];
-  const timed = (label, command, fresh) => {
+  const timed = async (label, command, fresh) => {
     if (fresh) for (const dir of kept) rmSync(dir, { recursive: true, force: true });
     const before = childCpu();
-    const m = measure(npm, command, 1);
+    const m = await measure(npm, command, 1);
     const after = childCpu();
     const cpu = before === undefined || after === undefined ? '' : `   ${(after - before).toFixed(1)} s CPU`;
     console.log(`${label.padEnd(32)} ${(m.wall / 1000).toFixed(1).padStart(6)} s${cpu}`);
   };
-  timed('npm test (nothing kept)', ['test', '--silent'], true);
-  timed('npm test (results kept)', ['test', '--silent'], false);
-  timed('selfcheck --cached (nothing kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], true);
-  timed('selfcheck --cached (results kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
+  await timed('npm test (nothing kept)', ['test', '--silent'], true);
+  await timed('npm test (results kept)', ['test', '--silent'], false);
+  await timed('selfcheck --cached (nothing kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], true);
+  await timed('selfcheck --cached (results kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
 }
 console.log(`\nmachine speed markers: ${markerBefore} before, ${markers()} after`);
 if (args.xray) {
@@ -258,7 +345,7 @@ if (args.xray) {
   const claude = args.claude || process.env.XRAY_CLAUDE || which('claude');
   if (!claude) console.log('xray                                  skipped: no Claude Code (--claude PATH, XRAY_CLAUDE, or claude on PATH)');
   else {
-    const m = measure(process.execPath, ['steps/run.mjs', 'xray', '--claude', claude], 1);
+    const m = await measure(process.execPath, ['steps/run.mjs', 'xray', '--claude', claude], 1);
     console.log(`node steps/run.mjs xray (all cases) ${(m.wall / 1000).toFixed(1).padStart(6)} s`);
   }
 }

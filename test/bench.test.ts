@@ -1,0 +1,100 @@
+// `npm run bench` as a user meets it, not what it measures (numbers are never asserted):
+// a command line it cannot take is one line and exit 2 before the speed markers take their
+// seconds, and the bench stopped mid-run leaves no scratch folder (in its TMPDIR, or the copy
+// of a chapter it checks in the project's .tmp) and no process of its own running. The bench
+// is a script with no functions to call, so each case is a process. The process checks read
+// /proc (Linux); elsewhere that case is skipped.
+
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../src/runner/scenarios.ts';
+import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
+import { WORKER_ENV, sh } from './cli-helpers.ts';
+import { tracked } from './children.ts';
+
+const BENCH = path.join(ROOT, 'bench', 'bench.mjs');
+const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The command lines of the live (not zombie) processes of group `pgid`. */
+function groupCommands(pgid: number): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z' && Number(group) === pgid) found.push(readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim());
+    } catch { /* gone meanwhile */ }
+  }
+  return found;
+}
+
+describe.concurrent('a command line the bench cannot take: one line, exit 2, nothing measured', () => {
+  it.each([
+    // A typo of --no-suite was dropped, and the whole suite ran twice.
+    [['--no-sute'], 'unknown option --no-sute (see npm run bench -- --help)'],
+    // A bare --runs was read as one run.
+    [['--runs'], '--runs needs a positive whole number (got none) (see npm run bench -- --help)'],
+    [['--runs', '0'], '--runs needs a positive whole number (got "0") (see npm run bench -- --help)'],
+    // A chapter that is not written failed with a stack trace, after the speed markers.
+    [['99'], `unknown chapter "99": the chapters written are ${WRITTEN_CHAPTERS.map((c) => c.n).join(', ')} (see npm run bench -- --help)`],
+    [['--by-file', '11'], '--by-file runs the suite alone: it takes no chapter or other option (see npm run bench -- --help)'],
+  ])('%j', async (args, line) => {
+    const r = await sh(process.execPath, [BENCH, ...args]);
+    expect(r.err).toBe(`${line}\n`);
+    expect(r.out).toBe('');
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('the bench stopped', () => {
+  // A kill of the bench alone (the terminal's Ctrl-C reaches its whole group; a kill does
+  // not): it ended at once, leaving its scratch folder in TMPDIR, the chapter copy it checks
+  // in the project's .tmp, and a --watch that went on watching for ever.
+  it.runIf(linux)('SIGTERM while it checks a copy of a chapter: exit 143, its children stopped, its folders gone', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'bench-test-'));
+    try {
+      const bench = tracked(spawn(process.execPath, [BENCH, '1', '--runs', '1', '--no-suite', '--no-xray'], {
+        cwd: ROOT, detached: true, stdio: 'ignore', env: { ...WORKER_ENV, TMPDIR: tmp, NO_COLOR: '1' },
+      }), 'bench', { group: true });
+      const exited = new Promise<number | string | null>((resolve) => bench.once('exit', (code, signal) => resolve(code ?? signal)));
+      let copy: string | undefined;
+      for (let i = 0; i < 1200 && copy === undefined && bench.exitCode === null; i++) {
+        copy = groupCommands(bench.pid!).map((c) => /--check (\.tmp\/bench-check-\S+)/.exec(c)?.[1]).find((c) => c !== undefined);
+        if (copy === undefined) await sleep(50);
+      }
+      expect(copy, 'the bench reached its check').toBeDefined();
+      process.kill(bench.pid!, 'SIGTERM');
+      expect(await exited).toBe(143);
+      await sleep(100);   // a child that has just exited may take a moment to leave the process table
+      expect(groupCommands(bench.pid!)).toEqual([]);
+      expect(existsSync(path.join(ROOT, copy!))).toBe(false);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  // The preload that reports a measured run's memory wrote into the bench's scratch folder at
+  // exit. Once that folder was gone (the bench stopped and cleaned up first), its write threw
+  // inside process.exit, which then never ended the process: a runner stopped by a signal
+  // stayed alive, idle, for good.
+  it('a measured run stopped after the bench\'s folder is gone still ends (143)', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'bench-test-'));
+    try {
+      const run = tracked(spawn(process.execPath, ['--import', path.join(ROOT, 'bench', 'rss-on-exit.mjs'), path.join(ROOT, 'steps', 'run.mjs'), '13'], {
+        cwd: ROOT, stdio: 'ignore', env: { ...WORKER_ENV, TMPDIR: tmp, NO_COLOR: '1', BENCH_RSS_FILE: path.join(tmp, 'gone', 'rss') },
+      }), 'run.mjs 13 with the bench preload');
+      const exited = new Promise<number | string | null>((resolve) => run.once('exit', (code, signal) => resolve(code ?? signal)));
+      for (let i = 0; i < 600 && readdirSync(tmp).length === 0 && run.exitCode === null; i++) await sleep(10);
+      run.kill('SIGTERM');
+      expect(await Promise.race([exited, sleep(10_000).then(() => 'still running after 10 s')])).toBe(143);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
