@@ -394,6 +394,21 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
     }
   }, 30_000);
 
+  // The self-check ran every mutation and shortcut into the same refusal, and printed each as a
+  // verdict ("SURVIVED … could not apply: TMPDIR=…"), then "0/213 mutations caught", exit 1.
+  it('--selfcheck: the same one line, before any mutation runs', async () => {
+    const file = path.join(mkdtempSync(path.join(TMP, 'cleanup-selfcheck-')), 'a-file');
+    writeFileSync(file, '');
+    try {
+      const r = await runInProcess(['--selfcheck'], { env: { TMPDIR: file } });
+      expect(r.out).toBe('');
+      expect(r.err).toBe(`TMPDIR=${file}: not a folder (temporary workspaces are made there)\n`);
+      expect(r.code).toBe(2);
+    } finally {
+      rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  }, 30_000);
+
   // Not refused: a TMPDIR that is a link to a folder (macOS's /var is one). The run works in
   // the folder by its real path, the one a shell's $PWD gives: chapter 2's made-up-tool has
   // the shell name files by "$PWD/…", and the agent strips its workspace from the output.

@@ -27,7 +27,7 @@ import { MUTATIONS, type Mutation } from './mutations.ts';
 import { SHORTCUTS, shortcutFiles, shortcutId, type Shortcut } from './shortcuts.ts';
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
-import { track } from '../runner/cleanup.ts';
+import { makeTempDir, release, removeFolder, track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
   id: string;
@@ -180,6 +180,12 @@ interface Job {
 }
 
 export async function runSelfcheck(root: string, print: (line: string) => void = console.log, o: SelfcheckOptions = {}): Promise<number> {
+  // A TMPDIR the runner refuses fails every run alike: said once, as the runner says it (a
+  // SetupError: one line, exit 2), not as some 400 "could not apply" verdicts ending in
+  // "0/213 mutations caught", as if the suite caught nothing.
+  const probe = await makeTempDir('subagents-selfcheck-');
+  removeFolder(probe);
+  release(probe);
   const sources = await loadAgentSources(root);
   const jobs: Job[] = [
     ...(o.mutations ?? MUTATIONS).map((m): Job => ({
