@@ -396,11 +396,13 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
 
   // The self-check ran every mutation and shortcut into the same refusal, and printed each as a
   // verdict ("SURVIVED … could not apply: TMPDIR=…"), then "0/213 mutations caught", exit 1.
-  it('--selfcheck: the same one line, before any mutation runs', async () => {
+  // --gen --check said it on stdout as the first doc transcript's fault ("docs/01-agent-loop.md:37:
+  // TMPDIR=…"), exit 1.
+  it.each([[['--selfcheck']], [['--gen', '--check']]])('%j: the same one line, before anything runs', async (args) => {
     const file = path.join(mkdtempSync(path.join(TMP, 'cleanup-selfcheck-')), 'a-file');
     writeFileSync(file, '');
     try {
-      const r = await runInProcess(['--selfcheck'], { env: { TMPDIR: file } });
+      const r = await runInProcess(args, { env: { TMPDIR: file } });
       expect(r.out).toBe('');
       expect(r.err).toBe(`TMPDIR=${file}: not a folder (temporary workspaces are made there)\n`);
       expect(r.code).toBe(2);

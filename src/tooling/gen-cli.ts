@@ -11,6 +11,7 @@ import { defaultResolvers, fillAllDocs, type CaseVerdict, type RunOptions } from
 import { checkSnapshots, writeSnapshots } from './generate.ts';
 import { checkReadmes, writeReadmes } from './outline.ts';
 import { ROOT as REPO_ROOT } from '../runner/scenarios.ts';
+import { makeTempDir, release, removeFolder } from '../runner/cleanup.ts';
 
 type Transcript = (n: number, caseName: string, options?: RunOptions) => Promise<string>;
 type Verdicts = (n: number) => Promise<Array<{ caseName: string } & CaseVerdict>>;
@@ -27,6 +28,14 @@ export async function runGen(
 ): Promise<number> {
   const flags = minimist(args, { boolean: ['check'], string: ['root'] });
   const root = resolve(typeof flags.root === 'string' && flags.root !== '' ? flags.root : REPO_ROOT);
+  if (transcript) {
+    // The transcripts are chapter runs, which need a TMPDIR the runner accepts. Refused here
+    // it is the runner's one line (a SetupError: stderr, exit 2), not the first transcript's
+    // failure named as if the doc were at fault ("docs/01-agent-loop.md:37: TMPDIR=…", exit 1).
+    const probe = await makeTempDir('subagents-gen-');
+    removeFolder(probe);
+    release(probe);
+  }
   try {
     return flags.check ? await check(root, print, transcript, verdicts) : await generate(root, print, transcript, verdicts);
   } catch (err) {
