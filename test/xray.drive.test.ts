@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CASE_SCENARIOS, childEnv, driveCase, findClaude, pinnedVersion, XRAY_CASES, XRAY_ENV } from '../src/xray/drive.ts';
+import { CASE_SCENARIOS, childEnv, claudeVersion, driveCase, findClaude, pinnedVersion, XRAY_CASES, XRAY_ENV } from '../src/xray/drive.ts';
 import { extractFacts } from '../src/xray/analyse.ts';
 import { runXray } from '../src/xray/cli.ts';
 import type { RequestEvent } from '../src/mock/types.ts';
@@ -311,6 +311,17 @@ describe.concurrent('xray on the command line', () => {
     expect(await runXray(['--claude', bin], t.io)).toBe(2);
     expect(t.err).toEqual([`${bin} --version failed (exit status 3): no config found`]);
   });
+
+  // Stopped at the limit with SIGTERM, which it ignores: the x-ray waited for it to end by
+  // itself (here 30 s; for ever, for a program that never does).
+  it('a binary whose --version hangs and ignores SIGTERM: killed at the limit, with what it left running', async () => {
+    const bin = path.join(scratch, 'claude-deaf');
+    const pids = path.join(scratch, 'claude-deaf.pid');
+    writeFileSync(bin, `#!/bin/sh\ntrap '' TERM INT HUP\nsleep 30 &\necho $! > ${pids}\nwait\n`);
+    chmodSync(bin, 0o755);
+    await expect(claudeVersion(bin, process.env, 500)).rejects.toThrow(`${bin} --version failed (killed after 0.5 s)`);
+    expect(running(Number(readFileSync(pids, 'utf8')))).toBe(false);
+  }, 15_000);
 
   it('a program that is not Claude Code (it answers --version with a number of its own): one line, exit 2, no case run', async () => {
     // node says "v20.20.2", a script anything: each was driven through every case as "Claude Code 20.20.2".

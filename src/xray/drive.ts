@@ -91,16 +91,18 @@ export function findClaude(flag: string | undefined, env: NodeJS.ProcessEnv = pr
 const VERSION_TIMEOUT_MS = 20_000;
 
 /** `claude --version` → "2.1.328". Run with a clean environment and a temp HOME, removed after. */
-export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function claudeVersion(bin: string, parentEnv: NodeJS.ProcessEnv = process.env, timeoutMs = VERSION_TIMEOUT_MS): Promise<string> {
   const home = await makeTempDir('subagents-xray-version-');
   try {
     // Port 9 (discard) on loopback: should --version ever call out, it reaches nothing.
     const env = childEnv(parentEnv, { mockUrl: 'http://127.0.0.1:9', home, tmp: home });
     return await new Promise<string>((resolve, reject) => {
-      execFile(bin, ['--version'], { env, cwd: home, timeout: VERSION_TIMEOUT_MS }, (err, stdout, stderr) => {
+      // SIGKILL: execFile answers once the program has exited, and one that ignores SIGTERM
+      // (execFile's default) held the x-ray for as long as it chose to run, past the limit.
+      execFile(bin, ['--version'], { env, cwd: home, timeout: timeoutMs, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
         if (err) {
           // execFile's own message repeats the command; what is news is how it ended.
-          const how = err.killed ? `killed after ${VERSION_TIMEOUT_MS / 1000} s` : typeof err.code === 'number' ? `exit status ${err.code}` : err.code ?? err.message.split('\n')[0];
+          const how = err.killed ? `killed after ${timeoutMs / 1000} s` : typeof err.code === 'number' ? `exit status ${err.code}` : err.code ?? err.message.split('\n')[0];
           const said = (stderr || stdout).trim().split('\n').at(-1);
           reject(new Error(`${bin} --version failed (${how})${said ? `: ${said}` : ''}`));
           return;
