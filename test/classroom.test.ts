@@ -195,7 +195,7 @@ it.concurrent("an agent that goes off the scenario's script is told so in a lear
   expect(r.code).toBe(1);
   expect(r.out).toContain('\n  the agent went off the script: it sent a request no right solution sends: the scenario cannot tell which conversation it belongs to\n  (the mock: scenarios/12-fork-subagents/guard.json: ambiguous: tracks ');
   // The hint is the first failing expectation's: that expectation is named, so the two read as one.
-  expect(r.out).toContain('\n  first expectation not met: the query source survived compaction, and refuses the child\'s next fork\n  hint: The tag is gone from these messages: only config.querySource can tell.\n');
+  expect(r.out).toContain('\n  first expectation not met: the query source survived compaction, and refuses the child\'s next fork\n  hint: The tag is gone from these messages: only config.querySource can tell. runForkCall checks it, and childConfig sets it on every child: querySource: FORK_QUERY_SOURCE (\'agent:builtin:fork\').\n');
 });
 
 // Off the script because of what went wrong before: a call that should have failed went on, and
