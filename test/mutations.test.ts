@@ -15,6 +15,7 @@ import { applyMutation, harnessDigest, mutantFiles, runSelfcheck, verdictKey, wi
 import { loadAgentSources } from '../src/tooling/generate.ts';
 import { findChapter } from '../src/chapters.ts';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
+import { cleanupNow } from '../src/runner/cleanup.ts';
 
 const sources = await loadAgentSources(ROOT);
 
@@ -50,6 +51,23 @@ describe("a mutant's scratch folder", () => {
       await withMutant(root, m, async () => undefined, sources);
       expect(readdirSync(path.join(root, '.tmp', 'mutants'))).toEqual(['other-1']);
       expect(existsSync(path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a mutant's scratch folder, interrupted", () => {
+  // cleanupNow is what Ctrl-C runs: it empties the registry of this whole test worker; the
+  // runs of other test files have released what they made by the time they returned.
+  it('goes with the folders that held only it (a Ctrl-C left an empty .tmp/mutants)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'mutant-interrupted-'));
+    try {
+      const left = await withMutant(root, MUTATIONS[0]!, async () => {
+        await cleanupNow();
+        return readdirSync(root);
+      }, sources);
+      expect(left).toEqual([]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -17,7 +17,7 @@
 // always tried afresh.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findChapter } from '../chapters.ts';
@@ -27,7 +27,7 @@ import { MUTATIONS, type Mutation } from './mutations.ts';
 import { SHORTCUTS, shortcutFiles, shortcutId, type Shortcut } from './shortcuts.ts';
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
-import { makeTempDir, release, removeFolder, track } from '../runner/cleanup.ts';
+import { makeTempDir, onExit, release, removeFolder, track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
   id: string;
@@ -66,6 +66,13 @@ async function withScratch<T>(root: string, name: string, files: ReadonlyMap<str
   const dir = path.join(root, '.tmp', `${name}-${process.pid}`);
   await rm(dir, { recursive: true, force: true });
   const forget = track(dir);   // removed even if the self-check is interrupted (registered before it exists)
+  // Interrupted, the folders that held it go too once empty: a Ctrl-C left an empty
+  // .tmp/mutants in the project. An exit hook runs before the tracked folders are removed, so
+  // it removes this one itself first.
+  const forgetHolders = onExit(() => {
+    rmSync(dir, { recursive: true, force: true });
+    for (const up of holders(root, dir)) try { rmdirSync(up); } catch { /* not empty, or gone */ }
+  });
   await mkdir(dir, { recursive: true });
   try {
     for (const [file, body] of files) await writeFile(path.join(dir, file), body);
@@ -73,9 +80,17 @@ async function withScratch<T>(root: string, name: string, files: ReadonlyMap<str
   } finally {
     await rm(dir, { recursive: true, force: true });
     forget();
+    forgetHolders();
     // rmdir removes only an empty folder: one another scratch folder is in stays.
-    for (let up = path.dirname(dir); up !== root && up !== path.dirname(up); up = path.dirname(up)) await rmdir(up).catch(() => undefined);
+    for (const up of holders(root, dir)) await rmdir(up).catch(() => undefined);
   }
+}
+
+/** The folders between `root` and `dir` that hold it, innermost first (.tmp/mutants, .tmp). */
+function holders(root: string, dir: string): string[] {
+  const out: string[] = [];
+  for (let up = path.dirname(dir); up !== root && up !== path.dirname(up); up = path.dirname(up)) out.push(up);
+  return out;
 }
 
 /** Render chapter `m.chapter` with mutation `m` applied into a scratch folder, hand the folder to `use`, remove it. */
