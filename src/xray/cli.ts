@@ -34,12 +34,15 @@ export const XRAY_HELP = `Usage: node steps/run.mjs xray [CASE] [options]
 
 Drive a real Claude Code (print mode) against the local mock, in a temp git
 workspace and a temp HOME, talking to 127.0.0.1 only, and show what it sent.
+Exit 0 when every case ran clean, 1 when one did not, 2 for bad input (and
+for --write-facts that wrote nothing).
 
   CASE             one of ${XRAY_CASES.join(', ')} (default: all)
   --claude PATH    the binary to drive (default: \`claude\` on PATH)
   --json           print a machine-readable report instead of the transcript
   --keep           keep each case's temp workspace and home, and print where
-  --check          exit 1 unless every case ran clean (and the facts agree)
+  --check          also compare the facts measured with the pinned file
+                   (xray/facts-VERSION.json): exit 1 where one differs
   --full           show Claude Code's own prompts in full (default: first line,
                    size and hash; they are not this project's text)
   --write-facts    run every case and write xray/facts-VERSION.json for the
