@@ -583,6 +583,14 @@ describe('runGen', () => {
     expect(lines[lines.length - 1]).toBe('generated files are out of date: run npm run gen');
   });
 
+  it('refuses an option it does not know, writing nothing (a typo of --check wrote every file)', async () => {
+    const root = await fixtureRoot();
+    const lines: string[] = [];
+    expect(await runGen(['--root', root, '--chek'], (l) => lines.push(l))).toBe(2);
+    expect(lines).toEqual(['unknown option --chek (gen takes --check and --root DIR)']);
+    expect(existsSync(join(root, 'steps'))).toBe(false);
+  });
+
   it('exits 1 with the one-line marker error', async () => {
     const root = await fixtureRoot();
     await writeFile(join(root, 'src/agent/bad.ts'), '//> 2 open\n');

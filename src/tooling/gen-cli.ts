@@ -6,7 +6,7 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import minimist from 'minimist';
+import { parseCommandLine } from '../command-line.ts';
 import { defaultResolvers, fillAllDocs, type CaseVerdict, type RunOptions } from './docs.ts';
 import { checkSnapshots, writeSnapshots } from './generate.ts';
 import { checkReadmes, writeReadmes } from './outline.ts';
@@ -26,7 +26,13 @@ export async function runGen(
   transcript?: Transcript,
   verdicts?: Verdicts,
 ): Promise<number> {
-  const flags = minimist(args, { boolean: ['check'], string: ['root'] });
+  // Refused, not dropped: run alone (npx tsx src/tooling/gen-cli.ts), a typo such as --chek
+  // was ignored and the files were rewritten instead of checked.
+  const { args: flags, problem } = parseCommandLine(args, { boolean: ['check'], string: ['root'] });
+  if (problem !== undefined) {
+    print(`${problem} (gen takes --check and --root DIR)`);
+    return 2;
+  }
   const root = resolve(typeof flags.root === 'string' && flags.root !== '' ? flags.root : REPO_ROOT);
   if (transcript) {
     // The transcripts are chapter runs, which need a TMPDIR the runner accepts. Refused here
