@@ -68,9 +68,14 @@ if (args['by-file'] && process.argv.length > 3) usage('--by-file runs the suite 
 // of a chapter it checks in the project's .tmp.
 const running = new Set();
 const scratchDirs = new Set();
+const madeHolders = [];   // the project's .tmp, when the bench made it: removed again once empty
+function removeEmptyHolders() {
+  for (const dir of madeHolders.splice(0)) try { rmdirSync(dir); } catch { /* something else is in it */ }
+}
 process.on('exit', () => {
   for (const child of running) child.kill('SIGTERM');
   for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+  removeEmptyHolders();
 });
 for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 })) {
   process.on(signal, async () => {
@@ -219,9 +224,8 @@ if (waiting.length > 0) {
 {
   const n = chapters.includes(11) ? 11 : chapters[0];
   const folder = readdirSync(path.join(root, 'steps')).find((d) => d.startsWith(`${String(n).padStart(2, '0')}-`));
-  // Where a learner's exercise is, two folders down (exercises/NN-slug). The project's .tmp
-  // goes again once empty, if the bench made it.
-  const made = !existsSync(path.join(root, '.tmp'));
+  // Where a learner's exercise is, two folders down (exercises/NN-slug).
+  if (!existsSync(path.join(root, '.tmp'))) madeHolders.push(path.join(root, '.tmp'));
   mkdirSync(path.join(root, '.tmp'), { recursive: true });
   const dir = scratchDir(path.join(root, '.tmp', 'bench-check-'));
   try {
@@ -233,7 +237,7 @@ if (waiting.length > 0) {
     console.log(`  … --watch, a save to its verdict (demo+1)${median(waits).toFixed(0).padStart(4)} ms ${Math.min(...waits).toFixed(0).padStart(5)} ms   (target: under 500 ms)`);
   } finally {
     removeScratch(dir);
-    if (made) try { rmdirSync(path.join(root, '.tmp')); } catch { /* something else is in it */ }
+    removeEmptyHolders();
   }
 }
 
