@@ -33,7 +33,8 @@ export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unkn
         // `--scenario -x.json`: minimist takes a word starting with - for an option, never a value.
         const before = argv[argv.indexOf(arg) - 1];
         problem = before?.startsWith('--') && takesValue.has(before.slice(2))
-          ? `${before} ${arg}: a name starting with - is read as an option; write ./${arg}`
+          ? /^-\d/.test(arg) ? `${before} ${arg}: a value starting with - is read as an option (and a negative number fits no option here)`
+            : `${before} ${arg}: a name starting with - is read as an option; write ./${arg}`
           : `unknown option ${arg}`;
       }
       return !arg.startsWith('-');   // a word (a chapter, a file) is kept

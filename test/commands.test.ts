@@ -598,6 +598,7 @@ describe.concurrent('npm run mock', () => {
       // Number() would read "" as 0 (a free port) and 0x50 as port 80.
       [[demo, '--port', ''], '--port needs a value'],
       [[demo, '--port', '0x50'], '--port: expected a port number, got "0x50"'],
+      [[demo, '--port', '-1'], '--port -1: a value starting with - is read as an option (and a negative number fits no option here) (see mock --help)'],
       [[demo, 'scenarios/01-agent-loop/demo.json'], `one scenario at a time (got ${demo} scenarios/01-agent-loop/demo.json)`],
     ] as const) {
       const r = await runInProcess(['mock', ...argv]);
