@@ -265,6 +265,20 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     expect(r.out).toBe('1 tries');
   }, 30_000);
 
+  // An exit listener that throws (a learner's chapter code may add one) stopped process.exit
+  // half-way: the error went up into the cleanup's promise, and the process, held by a timer
+  // or the mock's server, lived on, idle, until killed.
+  it('a signal, and an exit listener that throws: the run still ends, exit 130', async () => {
+    const r = await runWithHandlers([
+      'installExitHandlers();',
+      "process.on('exit', () => { throw new Error('a listener that throws'); });",
+      'setInterval(() => {}, 1000);',
+      "setTimeout(() => process.kill(process.pid, 'SIGINT'), 10);",
+    ], 'an exit listener that throws');
+    expect(r.signal, 'still running after 20 s: killed').toBeNull();
+    expect(r.code).toBe(130);
+  }, 30_000);
+
   // A run interrupted near its end goes on while cleanup removes its workspace: its failures
   // (files gone) and its report would be printed as if they were the run's result.
   it('after a signal, what the interrupted command goes on printing is not written', async () => {

@@ -523,7 +523,21 @@ export async function finish(): Promise<void> {
 const SIGNALS: Record<string, number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 
 /** process.exit as the process started with it: a scripted run replaces it while chapter code runs (run-guard.ts), and the way out must not be taken for that code's. */
-const exitProcess: (code: number) => never = process.exit.bind(process);
+const startExit: (code: number) => never = process.exit.bind(process);
+
+/**
+ * Exit with `code`, whatever the exit listeners do. One that throws (a learner's chapter
+ * code, a preload) stops process.exit half-way, before the process ends: the error goes up
+ * to the caller, here a cleanup's `finally`, and the process lives on, idle, for as long as
+ * a server or a timer holds it. A second call skips the listeners (they ran once) and ends it.
+ */
+function exitProcess(code: number): never {
+  try {
+    return startExit(code);
+  } catch {
+    return startExit(code);
+  }
+}
 
 /**
  * Who gets an uncaught error first (run-guard.ts, while chapter code runs): a function that
