@@ -319,7 +319,9 @@ describe.concurrent('xray on the command line', () => {
     const pids = path.join(scratch, 'claude-deaf.pid');
     writeFileSync(bin, `#!/bin/sh\ntrap '' TERM INT HUP\nsleep 30 &\necho $! > ${pids}\nwait\n`);
     chmodSync(bin, 0o755);
-    await expect(claudeVersion(bin, process.env, 500)).rejects.toThrow(`${bin} --version failed (killed after 0.5 s)`);
+    // 2 s: on a loaded machine the script must have started and written its child's pid first.
+    await expect(claudeVersion(bin, process.env, 2000)).rejects.toThrow(`${bin} --version failed (killed after 2 s)`);
+    expect(existsSync(pids), 'the script never got to start its child').toBe(true);
     expect(running(Number(readFileSync(pids, 'utf8')))).toBe(false);
   }, 15_000);
 
