@@ -138,6 +138,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.files["docs/a.md"]: needs a folder "docs", but $.links["docs"] is a file: a path cannot be both`],
     ['answers in an unattended run', (s) => Object.assign(s, { unattended: true, answers: [{ tool: 'write_file', allow: true }] }),
       `${F}: $.answers: an unattended run has nobody to answer permission prompts: give no answers, or drop "unattended"`],
+    ['an empty text an answer requires the question to show', (s) => (s.answers = [{ tool: 'run_shell', allow: true, shows: '' }]),
+      `${F}: $.answers[0].shows: must not be empty (text the question must show)`],
     ['an empty match', (s) => (s.tracks.explorer.match = {} as never), `${F}: $.tracks.explorer.match: needs at least one condition (system, user, first_user or not_user)`],
     ['a missing check field', (s) => (s.expect = [{ name: 'x', usage: { track: 'main' } }]), `${F}: $.expect[0].usage: missing "request" (a usage check needs "request")`],
     ['an order of one text', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 1, in_order: ['alone'] } }]),

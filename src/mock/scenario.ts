@@ -408,9 +408,10 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.answers as unknown[]).forEach((a, i) => {
       const p = `$.answers[${i}]`;
       const o = object(a, p, 'a permission answer {tool, allow}');
-      fields(o, p, ['tool', 'allow']);
+      fields(o, p, ['tool', 'allow', 'shows']);
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
       boolean(required(o, 'allow', p, 'whether the user allows the call'), `${p}.allow`, 'allow or deny');
+      if ('shows' in o) nonEmpty(o.shows, `${p}.shows`, 'text the question must show');
     });
   }
   if ('unattended' in root) {

@@ -46,6 +46,8 @@ export interface PermissionAnswer {
   /** Tool the prompt is about (checked: a prompt for another tool is a scenario failure). */
   tool: string;
   allow: boolean;
+  /** Text the question must show the person (the command, the plan): a person answers what they see. */
+  shows?: string;
 }
 
 /** One scripted conversation: which requests it answers, and its turns in order. */

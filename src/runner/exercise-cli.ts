@@ -326,7 +326,9 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       // scenario scripts what a right solution sends and asks, so its complaint means the
       // agent sent or asked something else: said so first, the mock's own words after.
       print(`  ${c.bold('the agent went off the script:')} ${offScript(v.failures[0]!)}`);
-      print(`  ${c.dim(`(the mock: ${v.failures[0]})`)}`);
+      // The permission questions are the runner's to answer (run-chapter.ts), the requests the mock's.
+      const said = /^the (agent asked permission|scenario's answer)/.test(v.failures[0]!) ? 'the runner' : 'the mock';
+      print(`  ${c.dim(`(${said}: ${v.failures[0]})`)}`);
       // What went wrong before it did is often the cause (a call that should have failed went
       // on, and the parent asked once more): named, so the hint below, its own, reads as one.
       if (failing) print(`  ${c.bold('first expectation not met:')} ${standalone(v.expectations, failing)}`);
@@ -378,6 +380,7 @@ export function offScript(failure: string): string {
   if (/two conversations share one track/.test(failure)) return 'two of its conversations sent the requests a right solution sends from one';
   if (/was never asked for/.test(failure)) return 'it never asked a permission question a right solution asks';
   if (/has no answer left|the next scripted answer is for/.test(failure)) return 'it asked a permission question a right solution does not ask (or not in that order)';
+  if (/ without showing /.test(failure)) return 'it asked a permission question that does not show the person what they are approving';
   return 'it did something a right solution does not';
 }
 

@@ -211,6 +211,10 @@ export const MUTATIONS: readonly Mutation[] = [
     find: "if (mode === 'plan') return {",
     replace: "if (mode === 'plan' && kind === 'shell') return {",
     breaks: 'plan mode refuses edits' },
+  { id: 'question-hides-command', chapter: 6, caughtBy: 'demo', file: 'permissions.ts',
+    find: "if (tool === 'run_shell' && typeof input.command === 'string') return `run: ${input.command}`;",
+    replace: "if (tool === 'run_shell' && typeof input.command === 'string') return 'run a shell command';",
+    breaks: 'a permission question shows the command it would run' },
 
   // Chapter 5 · streaming
   { id: 'streaming-removed', chapter: 5, caughtBy: 'demo', file: 'agent.ts',
@@ -362,6 +366,10 @@ export const MUTATIONS: readonly Mutation[] = [
     find: "p.mode = p.prePlanMode ?? 'default';",
     replace: '',
     breaks: 'an approved plan ends plan mode, so the work can be done' },
+  { id: 'plan-not-shown', chapter: 10, caughtBy: 'exit', file: 'plan.ts',
+    find: 'summary: `approve this plan and leave plan mode:\\n${input.plan}`',
+    replace: "summary: 'approve the plan and leave plan mode'",
+    breaks: 'the user is shown the plan they approve' },
 
   // Chapter 11 · sub-agents
   { id: 'subagent-returns-empty', chapter: 11, caughtBy: 'demo', file: 'subagent.ts',
