@@ -34,10 +34,6 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
 
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
-if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
-  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
-  process.exit(1);
-}
 //> 4-5 bin-mock-only
 // No permission gate yet (chapter 6 builds it): read_file, write_file and run_shell do what
 // the model asks, on any path of this machine. A scripted model (the mock, at a loopback
@@ -58,6 +54,10 @@ function onLoopback(url: string | undefined): boolean {
   }
 }
 //<
+if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
+  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
+  process.exit(1);
+}
 // A pipe, not a terminal: what it carries is the prompt, after any words given as arguments,
 // as `echo "…" | claude -p` reads it. (`--`: a piped text that starts with "-" is no flag.)
 const piped = process.stdin.isTTY || wantsHelp ? '' : (await readPipe(process.stdin)).trim();

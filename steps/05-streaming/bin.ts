@@ -23,10 +23,6 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
-if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
-  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
-  process.exit(1);
-}
 // No permission gate yet (chapter 6 builds it): read_file, write_file and run_shell do what
 // the model asks, on any path of this machine. A scripted model (the mock, at a loopback
 // address) asks only what its scenario says; a real one could ask for anything. So until
@@ -44,6 +40,10 @@ function onLoopback(url: string | undefined): boolean {
   } catch {
     return false;   // unset, or no URL at all
   }
+}
+if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
+  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
+  process.exit(1);
 }
 // A pipe, not a terminal: what it carries is the prompt, after any words given as arguments,
 // as `echo "…" | claude -p` reads it. (`--`: a piped text that starts with "-" is no flag.)
