@@ -183,7 +183,7 @@ it.concurrent('a crash in a half-done solution fails its check, with the hint of
   try {
     const r = await runInProcess(['1', '--check', inTodoFile]);
     expect(r.out).toContain('the agent crashed: oops');
-    expect(r.out).toContain('\n  hint: Run each tool call with runTool and collect the tool_result blocks it returns, then push them all as ONE user message, so the next call can see them.\n');
+    expect(r.out).toContain('\n  hint: Run each tool call with runTool and collect the tool_result blocks it returns, then push them all as ONE user message, so the next call can see them. Show each call on config.terminal before it runs, on a line of its own: ⏺ name(input as JSON).\n');
   } finally { rmSync(inTodoFile, { recursive: true, force: true }); }
 });
 

@@ -86,7 +86,8 @@ export async function agentLoop(config: LoopConfig): Promise<string> {
 
     //> 1 answer-tools
     //! hint: Run each tool call with runTool and collect the tool_result blocks it returns,
-    //! hint: then push them all as ONE user message, so the next call can see them.
+    //! hint: then push them all as ONE user message, so the next call can see them. Show each call on
+    //! hint: config.terminal before it runs, on a line of its own: ⏺ name(input as JSON).
     // Every tool_use must be answered, in one user message, before the model is called again.
     const results: Anthropic.ToolResultBlockParam[] = [];
     //> 1-12 run-calls-in-order
