@@ -430,6 +430,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'an approved plan switches to acceptEdits',
     find: "  p.mode = p.prePlanMode ?? 'default';", replace: "  p.mode = 'acceptEdits';",
     case: 'exit', fails: 'an approved plan ends plan mode, and the model is told' },
+  { chapter: 10, todo: 'exit-plan-mode', shortcut: 'the user is asked to approve a plan the question does not show',
+    find: 'summary: `approve this plan and leave plan mode:\\n${input.plan}`', replace: "summary: 'approve the plan and leave plan mode'",
+    case: 'exit', fails: 'the agent asked permission for exit_plan_mode without showing' },
 
   // Chapter 11 · sub-agents (test/classroom.test.ts checks three more through the command line)
   { chapter: 11, todo: 'run-subagent', shortcut: "the usage line counts only the sub-agent's uncached input",
