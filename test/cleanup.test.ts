@@ -279,6 +279,50 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     expect(r.code).toBe(130);
   }, 30_000);
 
+  // The self-check runs hundreds of broken chapters in one process. What one leaves behind
+  // (a sub-agent nobody awaited, whose request fails once that run's mock has closed) came
+  // after its run had ended, with no run to put it down to: the crash handler ended the
+  // whole check. In a batch (absorbingStrays) it is absorbed, and so is a late process.exit.
+  it('a batch of runs absorbs what a run leaves behind: a late rejection and a late process.exit end nothing', async () => {
+    const dir = makeProjectScratch(ROOT, 'strays-');
+    try {
+      mkdirSync(path.join(dir, 'leaves'));
+      writeFileSync(path.join(dir, 'leaves', 'main.ts'), [
+        "export const DEFAULT_MODEL = 'claude-sonnet-4-6';",
+        'export async function runSession(): Promise<void> {',
+        "  setTimeout(() => { void Promise.reject(new Error('a stray rejection')); }, 50);",
+        '  setTimeout(() => process.exit(3), 100);',
+        '}',
+      ].join('\n'));
+      const script = path.join(dir, 'batch.mts');
+      const src = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, 'src/runner', file)).href);
+      writeFileSync(script, [
+        `import { installExitHandlers } from ${src('cleanup.ts')};`,
+        `import { runChapter } from ${src('run-chapter.ts')};`,
+        `import { absorbingStrays } from ${src('run-guard.ts')};`,
+        'installExitHandlers();',
+        "const scenario = { file: 'inline.json', title: 't', prompts: ['go'], tracks: { main: { turns: [{ text: 'done' }] } } };",
+        'const r = await absorbingStrays(async () => {',
+        `  const ran = await runChapter({ codeDir: ${JSON.stringify(path.join(dir, 'leaves'))}, scenario, latencyScale: 0 });`,
+        '  await new Promise((done) => setTimeout(done, 400));   // the leftovers go off meanwhile',
+        '  return ran;',
+        '});',
+        "console.log(`run ok: ${r.ok}, crash: ${r.crash ?? 'none'}`);",
+      ].join('\n'));
+      const child = tracked(spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 'a batch with leftovers');
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => { out += String(d); });
+      child.stderr.on('data', (d) => { err += String(d); });
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      expect(err).toBe('');
+      expect(out).toBe('run ok: true, crash: none\n');
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   // A run interrupted near its end goes on while cleanup removes its workspace: its failures
   // (files gone) and its report would be printed as if they were the run's result.
   it('after a signal, what the interrupted command goes on printing is not written', async () => {

@@ -27,6 +27,8 @@ interface Guard { stop: (err: Error) => void }
 const active: Guard[] = [];
 let realExit: typeof process.exit | undefined;
 let leftUnfinished = false;
+/** Batches of runs under way whose leftovers are absorbed (absorbingStrays). */
+let batches = 0;
 
 /**
  * Whether a run this process guarded was stopped before its code finished (a crash, the
@@ -44,6 +46,7 @@ function install(): void {
   realExit = process.exit;
   process.exit = ((code?: number | string | null) => {
     const guard = current();
+    if (!guard && batches > 0) throw new Error('process.exit() called by code whose run has ended');   // absorbed, below
     if (!guard) return realExit!(code ?? undefined);
     guard.stop(new Error(`the code called process.exit(${code ?? ''}): a run cannot end the process it runs in; return from runSession instead`));
     // The caller expects never to come back: stop its synchronous work here too.
@@ -51,7 +54,7 @@ function install(): void {
   }) as typeof process.exit;
   catchCrashes((what, err) => {
     const guard = current();
-    if (!guard) return false;
+    if (!guard) return batches > 0;   // a leftover of a run that has ended, in a batch: no run's verdict
     const stopped = new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
     if (err instanceof Error && err.stack) stopped.stack = `${stopped.name}: ${stopped.message}\n${err.stack.split('\n').slice(1).join('\n')}`;
     guard.stop(stopped);
@@ -73,7 +76,7 @@ function uninstall(): void {
 export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number; label?: string; paths?: string[]; lastWords?: string } = {}): Promise<T> {
   const limitMs = o.limitMs ?? RUN_TIME_LIMIT_MS;
   const unwatch = exitHandlersInstalled() ? watchRun(o.label ?? 'a scripted run', o.paths ?? [], o.lastWords) : undefined;
-  if (active.length === 0) install();
+  if (active.length === 0 && batches === 0) install();
   let timer: NodeJS.Timeout | undefined;
   let guard: Guard | undefined;
   const stopped = new Promise<never>((_, reject) => {
@@ -90,6 +93,25 @@ export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number;
     unwatch?.();
     clearTimeout(timer);
     active.splice(active.indexOf(guard!), 1);
-    if (active.length === 0) uninstall();
+    if (active.length === 0 && batches === 0) uninstall();
+  }
+}
+
+/**
+ * Runs `work`, a batch of guarded runs of code known to be broken (the self-check's mutants
+ * and half-done solutions), with what their code leaves behind absorbed. An error thrown or
+ * a promise rejected after its run has ended (a sub-agent nobody awaited, whose request fails
+ * once that run's mock has closed) is no verdict of any run, and would otherwise end the whole
+ * batch through the crash handler. One that arrives while another run is under way is put
+ * down to that run, as ever: nothing tells the two apart.
+ */
+export async function absorbingStrays<T>(work: () => Promise<T>): Promise<T> {
+  if (active.length === 0 && batches === 0) install();
+  batches++;
+  try {
+    return await work();
+  } finally {
+    batches--;
+    if (active.length === 0 && batches === 0) uninstall();
   }
 }

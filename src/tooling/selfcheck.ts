@@ -27,6 +27,7 @@ import { MUTATIONS, type Mutation } from './mutations.ts';
 import { SHORTCUTS, shortcutFiles, shortcutId, type Shortcut } from './shortcuts.ts';
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
+import { absorbingStrays } from '../runner/run-guard.ts';
 import { makeTempDir, onExit, release, removeFolder, track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
@@ -252,7 +253,8 @@ export async function runSelfcheck(root: string, print: (line: string) => void =
       }
     }
   };
-  await Promise.all([worker(), worker()]);
+  // What a mutant leaves running after its run has ended is absorbed (run-guard.ts), not a crash of the whole check.
+  await absorbingStrays(() => Promise.all([worker(), worker()]));
   // Verdicts of inputs that are gone (an edited chapter, a changed scenario) are never asked
   // for again: only this run's are kept, once it has gone through both whole catalogues.
   if (o.cached && o.mutations === undefined && o.shortcuts === undefined) {
