@@ -85,7 +85,7 @@ describe('bad input: one line, exit 2', () => {
       const shown = await run(['3', '--scenario', path.join(ROOT, 'scenarios/04-cli-sessions/demo.json'), '--no-latency']);
       expect(shown.code).toBe(1);
       expect(shown.err).toMatch(/demo\.json: its argv \(-p --model claude-haiku-4-5 .*\) goes unread: the agent reads flags from chapter 4 on, and this is chapter 3 \(a later chapter's scenario: it runs, to show what this chapter lacks\)\n$/);
-      expect(shown.out).toContain('FAIL 1/7 expectations');
+      expect(shown.out).toContain('FAIL 2/8 expectations');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
