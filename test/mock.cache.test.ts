@@ -309,12 +309,14 @@ describe('time: TTLs and visibility', () => {
 
   it('with a real clock, a request sent while the writer is still waiting misses', async () => {
     const m = await mock(
-      { a: { match: { user: 'task A' }, turns: [{ text: 'a', latency_ms: 60 }] }, b: { match: { user: 'task B' }, turns: [{ text: 'b' }] } },
+      { a: { match: { user: 'task A' }, turns: [{ text: 'a', latency_ms: 1500 }] }, b: { match: { user: 'task B' }, turns: [{ text: 'b' }] } },
       { latencyScale: 1 },
     );
     const c = client(m);
     const pa = usageOf(c, req(SYS, 'task A'));
-    await new Promise((r) => setTimeout(r, 20));
+    // B goes once the mock has A, well inside A's 1.5 s wait even on a loaded machine (with a
+    // 60 ms wait and a 20 ms timer, B once arrived after A had begun, and read the cache).
+    while (!m.events.some((e) => e.type === 'request')) await new Promise((r) => setTimeout(r, 5));
     const ub = await usageOf(c, req(SYS, 'task B'));
     const ua = await pa;
     expect(ua.cache_creation_input_tokens).toBe(1100);
