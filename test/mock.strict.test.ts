@@ -247,7 +247,9 @@ describe('routing', () => {
   });
 
   it('two conversations sharing one track at the same time: a failure', async () => {
-    const m = await mock({ main: { turns: [{ text: 'a', latency_ms: 50 }, { text: 'b' }] } }, { latencyScale: 1 });
+    // The first answer takes 1 s: the second request, sent at the same moment, arrives while
+    // it is still being answered even on a loaded machine (50 ms left that to chance).
+    const m = await mock({ main: { turns: [{ text: 'a', latency_ms: 1000 }, { text: 'b' }] } }, { latencyScale: 1 });
     const results = await Promise.allSettled([send(m, sys('s', 'first')), send(m, sys('s', 'second'))]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(m.failures).toHaveLength(1);
