@@ -115,6 +115,17 @@ export async function makeTempDir(prefix: string): Promise<string> {
   return dir;
 }
 
+/**
+ * Throws, now, the SetupError every run would meet (a TMPDIR the runner cannot use), by making
+ * one temp folder and removing it. For a command that runs many chapters (--gen, --selfcheck):
+ * said once, up front, as the runner says it, not as a failure of each run.
+ */
+export async function checkScratchRoot(prefix: string): Promise<void> {
+  const probe = await makeTempDir(prefix);
+  removeFolder(probe);
+  release(probe);
+}
+
 /** Remove `p` (recursively) when the process ends, unless the returned release() is called first. */
 export function track(p: string): () => void {
   const abs = path.resolve(p);

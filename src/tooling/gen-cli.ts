@@ -11,7 +11,7 @@ import { defaultResolvers, fillAllDocs, type CaseVerdict, type RunOptions } from
 import { checkSnapshots, writeSnapshots } from './generate.ts';
 import { checkReadmes, writeReadmes } from './outline.ts';
 import { ROOT as REPO_ROOT } from '../runner/scenarios.ts';
-import { makeTempDir, release, removeFolder } from '../runner/cleanup.ts';
+import { checkScratchRoot } from '../runner/cleanup.ts';
 
 type Transcript = (n: number, caseName: string, options?: RunOptions) => Promise<string>;
 type Verdicts = (n: number) => Promise<Array<{ caseName: string } & CaseVerdict>>;
@@ -38,9 +38,7 @@ export async function runGen(
     // The transcripts are chapter runs, which need a TMPDIR the runner accepts. Refused here
     // it is the runner's one line (a SetupError: stderr, exit 2), not the first transcript's
     // failure named as if the doc were at fault ("docs/01-agent-loop.md:37: TMPDIR=…", exit 1).
-    const probe = await makeTempDir('subagents-gen-');
-    removeFolder(probe);
-    release(probe);
+    await checkScratchRoot('subagents-gen-');
   }
   try {
     return flags.check ? await check(root, print, transcript, verdicts) : await generate(root, print, transcript, verdicts);

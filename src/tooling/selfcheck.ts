@@ -28,7 +28,7 @@ import { SHORTCUTS, shortcutFiles, shortcutId, type Shortcut } from './shortcuts
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
 import { absorbingStrays } from '../runner/run-guard.ts';
-import { makeTempDir, onExit, release, removeFolder, track } from '../runner/cleanup.ts';
+import { checkScratchRoot, onExit, track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
   id: string;
@@ -199,9 +199,7 @@ export async function runSelfcheck(root: string, print: (line: string) => void =
   // A TMPDIR the runner refuses fails every run alike: said once, as the runner says it (a
   // SetupError: one line, exit 2), not as some 400 "could not apply" verdicts ending in
   // "0/213 mutations caught", as if the suite caught nothing.
-  const probe = await makeTempDir('subagents-selfcheck-');
-  removeFolder(probe);
-  release(probe);
+  await checkScratchRoot('subagents-selfcheck-');
   const sources = await loadAgentSources(root);
   const jobs: Job[] = [
     ...(o.mutations ?? MUTATIONS).map((m): Job => ({
