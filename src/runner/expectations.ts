@@ -6,7 +6,8 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Expectation, MockEvent, RequestEvent, ResponseEvent, Scenario } from '../mock/types.ts';
-import { checkForkCosts, checkForkPrefix, checkOwnForkPrefix, modelOf } from './fork-checks.ts';
+import { blocksOf, modelOf, requestsOf, responsesOf, type Block } from './event-log.ts';
+import { checkForkCosts, checkForkPrefix, checkOwnForkPrefix } from './fork-checks.ts';
 import { weighUsage } from '../mock/index.ts';
 import { branchesOf, fileInBranch, worktreesOf } from './git-repo.ts';
 
@@ -28,22 +29,7 @@ export interface Observed {
 }
 
 // ---------------------------------------------------------------------------
-// Reading the event log
-
-export function requestsOf(events: MockEvent[], track: string): RequestEvent[] {
-  return events.filter((e): e is RequestEvent => e.type === 'request' && e.track === track && e.path === '/v1/messages');
-}
-
-export function responsesOf(events: MockEvent[], track: string): ResponseEvent[] {
-  return events.filter((e): e is ResponseEvent => e.type === 'response' && e.track === track);
-}
-
-type Block = Record<string, unknown>;
-
-export function blocksOf(message: unknown): Block[] {
-  const content = (message as { content?: unknown }).content;
-  return Array.isArray(content) ? (content as Block[]) : [{ type: 'text', text: String(content ?? '') }];
-}
+// Reading blocks (the event log's readers are in event-log.ts)
 
 /** The text of a tool_result block's content (a string, or text blocks). */
 export function resultText(block: Block): string {

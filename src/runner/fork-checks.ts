@@ -6,23 +6,9 @@
 
 import { flattenRequest, weighUsage } from '../mock/index.ts';
 import type { MockEvent, RequestEvent, ResponseEvent } from '../mock/types.ts';
+import { blocksOf, modelOf, requestsOf, responsesOf } from './event-log.ts';
 
 type Json = Record<string, unknown>;
-
-function requestsOf(events: MockEvent[], track: string): RequestEvent[] {
-  return events.filter((e): e is RequestEvent => e.type === 'request' && e.track === track && e.path === '/v1/messages');
-}
-
-/** The model the request answered by response `r` asked for (same seq). */
-export function modelOf(events: MockEvent[], r: ResponseEvent): string {
-  const request = events.find((e): e is RequestEvent => e.type === 'request' && e.seq === r.seq);
-  if (!request) throw new Error(`no request event for response #${r.seq}`);
-  return request.model;
-}
-
-function responsesOf(events: MockEvent[], track: string): ResponseEvent[] {
-  return events.filter((e): e is ResponseEvent => e.type === 'response' && e.track === track);
-}
 
 /**
  * Would JSON.stringify write the same bytes for a and b, every cache_control left out (a
@@ -39,11 +25,6 @@ export function sameBytes(a: unknown, b: unknown): boolean {
   const ka = keys(a);
   const kb = keys(b);
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && sameBytes((a as Json)[k], (b as Json)[k]));
-}
-
-function blocksOf(message: unknown): Json[] {
-  const c = (message as { content?: unknown }).content;
-  return typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? (c as Json[]) : [];
 }
 
 export function checkForkPrefix(spec: { tracks: string[]; from: string; cached?: boolean }, events: MockEvent[]): string | true {
