@@ -10,6 +10,7 @@
 //   npm run bench -- 11 --runs 15 one chapter, more runs
 //   npm run bench -- --no-suite   skip the test suite
 //   (also: one chapter's --check as a command, and --watch from a save to its verdict)
+//   npm run bench -- --help      every option, and the exit codes
 //   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
 //                                 or `claude` on PATH); skipped when there is none, or with --no-xray
 //   npm run bench -- --by-file    only the suite, once, and where its CPU goes: each test file's
@@ -24,7 +25,31 @@ import minimist from 'minimist';
 import { processCpu } from './process-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = 'Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]\n       npm run bench -- --by-file';
+const HELP = `Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]
+       npm run bench -- --by-file
+
+Time the chapters' demos, a check of an exercise (once, and --watch from a save to its
+verdict), the test suite and the self-check on this machine, and print the figures
+(nothing is asserted: machines differ). Two speed markers, taken before and after (a
+fixed loop, and a node that starts and ends at once), tell whether figures from two
+machines, or two busy moments, compare.
+
+  CHAPTER ...       only these chapters' demos (default: every written chapter); each
+                    also with --no-latency where its scenario waits on purpose; the
+                    exercise check uses chapter 11, else the first one given
+  --runs N          runs of each demo; the median is shown (default 7)
+  --no-suite        skip npm test and the self-check (each timed twice: nothing kept,
+                    then with what the first run kept)
+  --claude PATH     also time a whole x-ray of that Claude Code (default: XRAY_CLAUDE,
+                    else a claude on PATH; skipped when there is none)
+  --no-xray         never time the x-ray
+  --by-file         only the suite, once: where its CPU goes, test file by test file
+                    (the worker's own and the processes it started; Linux only)
+  -h, --help        this text
+
+Exit codes: 0 measured; 1 a measured command failed (what it said is shown); 2 a command
+line it cannot take (said before anything is measured); 130, 143 or 129 stopped by Ctrl-C,
+SIGTERM or SIGHUP, with what it started stopped and its folders removed.`;
 
 /** A command line the bench cannot take: one line, exit 2, before anything is measured. */
 function usage(line) {

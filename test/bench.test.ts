@@ -51,6 +51,18 @@ describe.concurrent('a command line the bench cannot take: one line, exit 2, not
   });
 });
 
+it('--help describes every option and the exit codes, exit 0, nothing measured', async () => {
+  const r = await sh(process.execPath, [BENCH, '--help']);
+  expect(r.code).toBe(0);
+  expect(r.err).toBe('');
+  // Each option on a line of its own, followed by what it does.
+  for (const option of ['CHAPTER ...', '--runs N', '--no-suite', '--claude PATH', '--no-xray', '--by-file', '-h, --help']) {
+    expect(r.out).toMatch(new RegExp(`^  ${option.replace(/[.]/g, '\\.')} +\\S`, 'm'));
+  }
+  expect(r.out).toMatch(/^Exit codes: 0 measured; 1 .*; 2 /m);
+  expect(r.out).not.toContain('machine speed markers');   // nothing was measured
+});
+
 describe('the bench stopped', () => {
   // A kill of the bench alone (the terminal's Ctrl-C reaches its whole group; a kill does
   // not): it ended at once, leaving its scratch folder in TMPDIR, the chapter copy it checks
