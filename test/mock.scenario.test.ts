@@ -185,6 +185,29 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].concurrent.tracks: checks nothing: "explorer" is listed twice, and a track always runs at the same time as itself`],
     ['while_running of a track with itself', (s) => (s.expect = [{ name: 'x', while_running: { track: 'main', request: 1, other: 'main' } }]),
       `${F}: $.expect[0].while_running.other: checks nothing: a track is always running while it sends its own requests: name another track`],
+    // A track that can never be routed to, a check of a request past the track's last turn,
+    // and a file comparison with nothing to compare: each passed the loader, and
+    // the run showed nothing wrong or failed with no word of why.
+    ['a match whose not_user is part of its user text', (s) => (s.tracks.explorer.match = { user: 'Read the config', not_user: 'config' } as never),
+      `${F}: $.tracks.explorer.match.not_user: can never match: "config" is part of what user asks for ("Read the config"): a request that has one has the other`],
+    ['a match whose not_user is part of its first_user text', (s) => (s.tracks.explorer.match = { first_user: 'Explore the repo', not_user: 'the repo' } as never),
+      `${F}: $.tracks.explorer.match.not_user: can never match: "the repo" is part of what first_user asks for ("Explore the repo"): a request that has one has the other`],
+    ['a request number past the track\'s last turn', (s) => (s.expect = [{ name: 'x', usage: { track: 'explorer', request: 3, cache_read_max: 0 } }]),
+      `${F}: $.expect[0].usage.request: can never hold: request 3: track "explorer" has 2 turns, and a request past its last turn is a scenario failure`],
+    ['a history of a request past the track\'s last turn', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 4, max: 9 } }]),
+      `${F}: $.expect[0].history.request: can never hold: request 4: track "main" has 2 turns, and a request past its last turn is a scenario failure`],
+    ['a file comparison with a file the scenario does not write', (s) => Object.assign(s, { files: { 'a.txt': 'x' }, expect: [{ name: 'x', history: { track: 'main', request: 1, includes_file: 'b.txt' } }] }),
+      `${F}: $.expect[0].history.includes_file: no file "b.txt" in $.files: includes_file compares the setup content of a file the scenario writes (written: a.txt)`],
+    ['a file comparison with a file only in the home folder', (s) => Object.assign(s, { home_files: { 'notes.md': 'x' }, expect: [{ name: 'x', tool_result: { track: 'main', tool: 'Agent', includes_file: 'notes.md' } }] }),
+      `${F}: $.expect[0].tool_result.includes_file: no file "notes.md" in $.files: includes_file compares the setup content of a file the scenario writes (it writes none)`],
+    ['a result that must include an empty file', (s) => Object.assign(s, { files: { 'empty.txt': '\n' }, expect: [{ name: 'x', tool_result: { track: 'main', tool: 'Agent', includes_file: 'empty.txt' } }] }),
+      `${F}: $.expect[0].tool_result.includes_file: checks nothing: $.files["empty.txt"] is empty (or only white space), and every text holds that`],
+    ['a request that must lack an empty file', (s) => Object.assign(s, { files: { 'empty.txt': '' }, expect: [{ name: 'x', history: { track: 'main', request: 1, excludes_file: 'empty.txt' } }] }),
+      `${F}: $.expect[0].history.excludes_file: can never hold: $.files["empty.txt"] is empty (or only white space), and every text holds that`],
+    ['a title on two lines', (s) => (s.title = 'Demo\nsecond line'),
+      `${F}: $.title: has a line break: write it on one line (put the detail in "description" or "hint")`],
+    ['an expectation name on two lines', (s) => (s.expect = [{ name: 'one\r\ntwo', never: { track: 'explorer' } }]),
+      `${F}: $.expect[0].name: has a line break: write it on one line (put the detail in "description" or "hint")`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));

@@ -144,6 +144,42 @@ function contradiction(kind: string, c: Record<string, unknown>): [field: string
   return undefined;
 }
 
+/**
+ * A request number no passing run can reach: a track answers one request per turn, and a
+ * request past its last turn is a scenario failure, so `usage`, `history` and
+ * `while_running` would look for a request that is never answered.
+ */
+function pastLastTurn(c: Record<string, unknown>, tracks: Record<string, { turns: unknown[] }>): [field: string, why: string] | undefined {
+  const track = c.track as string | undefined;
+  if (track === undefined || tracks[track] === undefined) return undefined;
+  const turns = tracks[track].turns.length;
+  const has = `track "${track}" has ${turns} turn${turns === 1 ? '' : 's'}, and a request past its last turn is a scenario failure`;
+  const n = c.request;
+  return typeof n === 'number' && n > turns ? ['request', `request ${n}: ${has}`] : undefined;
+}
+
+/**
+ * Why a check's includes_file / excludes_file cannot compare anything (undefined: it can).
+ * The runner compares the file's setup content from `files`, trimmed: a file not there has
+ * none (the check would fail on every run), and an empty one is in every text.
+ */
+function unusableSetupFile(c: Record<string, unknown>, files: Record<string, string>): [field: string, why: string] | undefined {
+  for (const k of ['includes_file', 'excludes_file']) {
+    const file = c[k];
+    if (typeof file !== 'string') continue;
+    if (!Object.hasOwn(files, file)) {
+      const names = Object.keys(files);
+      return [k, `no file "${file}" in $.files: ${k} compares the setup content of a file the scenario writes (${names.length === 0 ? 'it writes none' : `written: ${names.join(', ')}`})`];
+    }
+    if (files[file]!.trim() === '') {
+      return [k, k === 'includes_file'
+        ? `checks nothing: $.files[${JSON.stringify(file)}] is empty (or only white space), and every text holds that`
+        : `can never hold: $.files[${JSON.stringify(file)}] is empty (or only white space), and every text holds that`];
+    }
+  }
+  return undefined;
+}
+
 /** The statuses a <task-notification> can carry (chapter 15). */
 const NOTIFICATION_STATUSES = ['completed', 'failed', 'stopped'];
 
@@ -262,6 +298,11 @@ export function parseScenario(text: string, file: string): Scenario {
     if (s.trim() === '') fail(path, `must not be empty (${what})`);
     return s;
   };
+  // A title heads the transcript and a name is one line of the verdict: a line break in
+  // either would split that line and make the rest look like the agent's output.
+  const oneLineText = (s: string, path: string): void => {
+    if (/[\r\n\u2028\u2029]/.test(s)) fail(path, 'has a line break: write it on one line (put the detail in "description" or "hint")');
+  };
   const boolean = (v: unknown, path: string, what: string): void => {
     if (typeof v !== 'boolean') fail(path, `expected true or false (${what}), got ${typeName(v)}`);
   };
@@ -326,7 +367,7 @@ export function parseScenario(text: string, file: string): Scenario {
   const root = object(data, '$', 'a scenario');
   fields(root, '$', ROOT_FIELDS);
   if ('$schema' in root) string(root.$schema, '$.$schema', 'the editor schema pointer');
-  nonEmpty(required(root, 'title', '$', 'a scenario needs a title'), '$.title', 'what the scenario shows');
+  oneLineText(nonEmpty(required(root, 'title', '$', 'a scenario needs a title'), '$.title', 'what the scenario shows'), '$.title');
   if ('description' in root) string(root.description, '$.description', 'a longer explanation');
   if ('model' in root) {
     const model = nonEmpty(root.model, '$.model', 'a model id');
@@ -436,6 +477,15 @@ export function parseScenario(text: string, file: string): Scenario {
       fields(m, mp, ['system', 'user', 'first_user', 'not_user']);
       if (Object.keys(m).length === 0) fail(mp, 'needs at least one condition (system, user, first_user or not_user)');
       for (const [k, v] of Object.entries(m)) nonEmpty(v, child(mp, k), 'a substring to look for');
+      // A text that holds `user` (or `first_user`) holds every part of it too, so not_user
+      // would turn away every request the rest lets in, and the track would never answer.
+      // (first_user joins a message's text blocks with a newline: only a not_user without
+      // one surely lies within a single block.)
+      const not = m.not_user as string | undefined;
+      const clash = not === undefined ? undefined
+        : typeof m.user === 'string' && m.user.includes(not) ? 'user'
+        : typeof m.first_user === 'string' && m.first_user.includes(not) && !not.includes('\n') ? 'first_user' : undefined;
+      if (clash) fail(`${mp}.not_user`, `can never match: "${not}" is part of what ${clash} asks for ("${m[clash] as string}"): a request that has one has the other`);
     } else if (name !== 'main') {
       fail(tp, 'missing "match" (only the track named "main" may omit it: it is the fallback; any other track without a match would never receive a request)');
     }
@@ -514,7 +564,7 @@ export function parseScenario(text: string, file: string): Scenario {
           fail(child(p, k), `unknown field "${k}" (allowed here: name, hint and exactly one check of: ${kinds.join(', ')})`);
         }
       }
-      nonEmpty(required(e, 'name', p, 'say the expected behaviour in words'), `${p}.name`, 'the behaviour in words');
+      oneLineText(nonEmpty(required(e, 'name', p, 'say the expected behaviour in words'), `${p}.name`, 'the behaviour in words'), `${p}.name`);
       if ('hint' in e) string(e.hint, `${p}.hint`, 'a hint shown when it fails');
       const given = kinds.filter((k) => k in e);
       if (given.length === 0) fail(p, `missing a check (give exactly one of: ${kinds.join(', ')})`);
@@ -568,6 +618,10 @@ export function parseScenario(text: string, file: string): Scenario {
       }
       const clash = contradiction(kind, body);
       if (clash) fail(child(kp, clash[0]), `can never hold: ${clash[1]}`);
+      const beyond = pastLastTurn(body, tracks as Record<string, { turns: unknown[] }>);
+      if (beyond) fail(child(kp, beyond[0]), `can never hold: ${beyond[1]}`);
+      const setup = unusableSetupFile(body, isObj(root.files) ? (root.files as Record<string, string>) : {});
+      if (setup) fail(child(kp, setup[0]), setup[1]);
       const idle = idleField(kind, body);
       if (idle) fail(child(kp, idle[0]), `checks nothing: ${idle[1]}`);
       // A placeholder only usage_of fills in would be looked for as it is written, and never seen.
