@@ -41,6 +41,20 @@ describe('parseScenario accepts a good scenario', () => {
   });
 });
 
+describe('parseScenario accepts a good scenario', () => {
+  // "detached" makes the same repository as true, HEAD aside: its branches and worktrees can be read.
+  it('with branch and worktrees checks on a detached repository', () => {
+    const s = parseScenario(JSON.stringify({ ...base(), git: 'detached', expect: [
+      { name: 'main is still there', branch: { name: 'main', exists: true } },
+      { name: 'no worktree', worktrees: { count: 0 } },
+    ] }), F);
+    expect(s.expect).toHaveLength(2);
+  });
+  it('with a check that the track was offered no tool at all (exactly: [])', () => {
+    expect(parseScenario(JSON.stringify({ ...base(), expect: [{ name: 'no tools', tools: { track: 'explorer', exactly: [] } }] }), F).expect).toHaveLength(1);
+  });
+});
+
 describe('parseScenario rejects mistakes with one precise line', () => {
   const cases: [string, (s: S) => void, string][] = [
     ['a tool call without input', (s) => ((s.tracks.explorer.turns[1] as Record<string, unknown>).tool_calls = [{ name: 'grep' }]),
@@ -208,6 +222,12 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.title: has a line break: write it on one line (put the detail in "description" or "hint")`],
     ['an expectation name on two lines', (s) => (s.expect = [{ name: 'one\r\ntwo', never: { track: 'explorer' } }]),
       `${F}: $.expect[0].name: has a line break: write it on one line (put the detail in "description" or "hint")`],
+    ['a text a check must include that is empty', (s) => (s.expect = [{ name: 'x', terminal: { includes: '' } }]),
+      `${F}: $.expect[0].terminal.includes: must not be empty (every text holds the empty text, so includes would always hold)`],
+    ['a text a check must lack that is empty', (s) => (s.expect = [{ name: 'x', tool_result: { track: 'main', tool: 'Agent', excludes: '' } }]),
+      `${F}: $.expect[0].tool_result.excludes: must not be empty (every text holds the empty text, so excludes would never hold)`],
+    ['an empty list of tools to include', (s) => (s.expect = [{ name: 'x', tools: { track: 'main', include: [] } }]),
+      `${F}: $.expect[0].tools.include: checks nothing: an empty list includes no tool (name the tools, or leave include out)`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));

@@ -572,7 +572,8 @@ export function parseScenario(text: string, file: string): Scenario {
       const kind = given[0]!;
       const kp = child(p, kind);
       const body = object(e[kind], kp, `the ${kind} check`);
-      if (GIT_KINDS.includes(kind) && root.git !== true) fail(kp, `a ${kind} check reads the workspace's git repository: set "git": true at the top of the scenario`);
+      // "detached" makes the same repository (HEAD on no branch): its branches and worktrees are there to read.
+      if (GIT_KINDS.includes(kind) && root.git !== true && root.git !== 'detached') fail(kp, `a ${kind} check reads the workspace's git repository: set "git": true at the top of the scenario`);
       const spec = EXPECTATION_KINDS[kind]!;
       fields(body, kp, Object.keys(spec));
       for (const r of REQUIRED_IN_KIND[kind]!) required(body, r, kp, `a ${kind} check needs "${r}"`);
@@ -580,7 +581,11 @@ export function parseScenario(text: string, file: string): Scenario {
       for (const [k, v] of Object.entries(body)) {
         const fp = child(kp, k);
         switch (spec[k]) {
-          case 'string': string(v, fp, k); break;
+          case 'string':
+            string(v, fp, k);
+            // Every text holds the empty text: includes would always hold, excludes never.
+            if (v === '' && (k === 'includes' || k === 'excludes')) fail(fp, `must not be empty (every text holds the empty text, so ${k} would ${k === 'includes' ? 'always' : 'never'} hold)`);
+            break;
           case 'boolean': boolean(v, fp, k); break;
           case 'count': count(v, fp, k, 0); break;
           case 'positive': count(v, fp, `${k}, 1-based`, 1); break;
@@ -588,6 +593,8 @@ export function parseScenario(text: string, file: string): Scenario {
           case 'strings':
             if (!Array.isArray(v)) fail(fp, `expected an array of tool names, got ${typeName(v)}`);
             (v as unknown[]).forEach((s, j) => string(s, `${fp}[${j}]`, 'a tool name'));
+            // exactly: [] says the track was offered no tool at all; an empty include or exclude says nothing.
+            if (k !== 'exactly' && (v as unknown[]).length === 0) fail(fp, `checks nothing: an empty list ${k === 'include' ? 'includes' : 'excludes'} no tool (name the tools, or leave ${k} out)`);
             break;
           case 'texts':
             if (!Array.isArray(v) || v.length < 2) fail(fp, `expected an array of at least two texts, in the order they must appear, got ${Array.isArray(v) ? `${v.length}` : typeName(v)}`);
