@@ -18,7 +18,9 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
+//> 1-12 agent-import-tools
 import { runTool } from './tools.ts';
+//<
 //> 5 agent-import-stream
 import { streamMessage } from './stream.ts';
 //<

@@ -125,10 +125,9 @@ export async function launch(
   //> 15 launch
   //! hint: Give the child narrowedGate(config.permissions) (it outlives this prompt). Register it in
   //! hint: parent.background.agents under a new id (agent-1, agent-2, …) with the call's id (callIdOf),
-  //! hint: its label (the description, else the kind), run and onEnd as given (a fork batch's report
-  //! hint: hangs on onEnd), start it (startRun), and return launchNotice(agent) right away: do not wait.
-  // It outlives this prompt: at each call, the narrower of its gate as it is now and the
-  // session's gate as it will be then (narrowedGate, below).
+  //! hint: its label (the description, else the kind), run and onEnd as given (the cost table of a
+  //! hint: message's forks hangs on onEnd), start it (startRun), and return launchNotice(agent) right away: do not wait.
+  // It outlives this prompt: at each call, the narrower of its own gate and the session's then (narrowedGate).
   config.permissions = narrowedGate(config.permissions);
   const background = parent.background!;
   const agent: BackgroundAgent = {
@@ -166,8 +165,8 @@ interface Gate {
  * as it is now: a /plan typed later holds it back too, and so does the next prompt, where the
  * session drops the pre-approval of the skill that launched it (session.ts keeps a skill's
  * allowed-tools until then, through the wait for its agents). So a background agent, still
- * running or continued by send_message, never holds more than its session does at that moment. What the agent changes itself only changes
- * its own, so it can only narrow it further.
+ * running or continued by send_message, never holds more than its session does at that
+ * moment. What the agent changes itself only changes its own, so it can only narrow it further.
  */
 export function narrowedGate(session: Gate): Gate {
   const own: Gate = { ...session, preApproved: [...(session.preApproved ?? [])] };

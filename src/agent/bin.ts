@@ -22,8 +22,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
   process.stdout.write = () => true;
 });
-
 //> 16 bin-interrupted
+
 // Ctrl-C (or SIGTERM) while writers work in worktrees: each is finished first, as at a
 // normal end (an unchanged one goes with its branch, a changed one stays, committed), so
 // that the user's repository is not left with worktrees nobody will finish. Then exit.

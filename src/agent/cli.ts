@@ -18,7 +18,12 @@ export interface Flags {
   sessionId?: string;        // the id a new session is saved under
   model?: string;
   outputStyle?: string;
+  //> 4-5 flags-mode-saved
   permissionMode: string;    // stored with the session; chapter 6 enforces it
+  //<
+  //> 6 flags-mode-enforced
+  permissionMode: string;    // the permission gate's mode (permissionMode, below); stored with the session
+  //<
   help: boolean;
   prompt: string;            // words after the flags: a first prompt
   //> 13 flags-coordinator-field

@@ -34,9 +34,11 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { Ledger } from './ledger.ts';
+//> 12-14 fork-import-tools
 import { AGENT_TOOL_NAME } from './tools.ts';
+//<
 import { errorLine } from './cli.ts';
-//> 13 fork-import-limits
+//> 13-14 fork-import-limits
 import { admittedRun } from './limits.ts';
 //<
 //> 15 fork-import-background
@@ -73,7 +75,13 @@ export function isForkSubagentEnabled(env: Record<string, string | undefined>): 
   return ['1', 'true', 'yes', 'on'].includes((env.CLAUDE_CODE_FORK_SUBAGENT ?? '').trim().toLowerCase());
 }
 
+//> 12-14 takes-fork-path-doc
 /** A call forks only when forks are on AND it names no type; a named type keeps chapter 11's path. */
+//<
+//> 15 takes-fork-path-named-doc
+/** A call forks when it names the fork type, or when forks are on and it names no type; any
+ *  other type keeps chapter 11's path. */
+//<
 export function takesForkPath(input: Record<string, unknown>, config: LoopConfig): boolean {
   //> 12-14 takes-fork-path
   //! hint: Fork only when config.forkEnabled is true and the call has no subagent_type.
@@ -173,10 +181,13 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   //<
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
   //> 15 fork-call-background
-  // The main agent's fork calls run in the background, in either layout; so does a call that
-  // names the fork type, wherever it comes from (it waits for its child when not in the background).
-  if (background || input.subagent_type === FORK_TYPE) return startFork(input, parent, background);
+  // Every fork call that gets past the guard goes to startFork (below). The main agent's, in
+  // either layout, are launched in the background; a call that names the fork type anywhere
+  // else waits for its child. Chapter 12's trigger reaches here from the main agent only: a
+  // sub-agent's config has no forkEnabled, and a fork child was refused above.
+  return startFork(input, parent, background);
   //<
+  //> 12-14 fork-batch-wait
   //> 12-12 fork-batch-call
   const batch = forkBatch(parent);
   //<
@@ -189,7 +200,9 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   // The last call of the batch to return prints what the batch cost.
   if (++batch.returned === batch.children.length) parent.terminal.write(forkCostReport(batch.children));
   return report;
+  //<
 }
+//> 12-14 fork-batch
 
 interface ForkChild {
   input: Record<string, unknown>;     // the tool_use's own input object: how a call finds its child
@@ -275,9 +288,10 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
  * One child: run it, hand back its final report, roll its spending into the parent's.
  * It never rejects. A batch's first call launches all its children (the first alone, the rest
  * once its response has begun), but each call awaits only its own child, and only once it
- * gets there (after the calls before it, or its own permission check): a child that failed before its call awaited it would be a rejection nobody handles,
- * and Node ends the whole process for that. So every failure, from building the child's
- * config to its last request, becomes text.
+ * gets there (after the calls before it, or its own permission check): a child that failed
+ * before its call awaited it would be a rejection nobody handles, and Node ends the whole
+ * process for that. So every failure, from building the child's config to its last request,
+ * becomes text.
  */
 async function runChild(parent: LoopConfig, directive: string, client: Anthropic, ledger: Ledger, label: string): Promise<string> {
   try {
@@ -292,6 +306,7 @@ async function runChild(parent: LoopConfig, directive: string, client: Anthropic
       `${ledger.input + ledger.cacheWrite + ledger.cacheRead} input (${ledger.cacheRead} read from cache) / ${ledger.output} output tokens\n`);
   }
 }
+//<
 //> 15 fork-background
 
 /**

@@ -54,6 +54,7 @@ export function depthRefusal(limits: Limits, depth: number): string {
     `and sub-agents may nest at most ${limits.maxDepth} deep (${DEPTH_VAR}=${limits.maxDepth}). Complete the task directly with your own tools.`;
 }
 
+//> 13-14 admitted-run
 /**
  * Each admitted agent call's run, by the call's input object: the calls of that run that got
  * a slot of the cap. Chapter 12's fork batch starts the children of these together, and of
@@ -62,6 +63,7 @@ export function depthRefusal(limits: Limits, depth: number): string {
  */
 export const admittedRun = new WeakMap<object, object[]>();
 
+//<
 /**
  * Answer one turn's tool calls, results in call order. A run of consecutive `agent` calls
  * starts together and is awaited together; any other call runs alone, in its place, as
@@ -85,7 +87,9 @@ export async function runCalls(calls: Anthropic.ToolUseBlock[], config: LoopConf
     //! hint: reads it), start every admitted call, then await them ALL together (Promise.all), giving
     //! hint: each slot back when its call is done.
     const limits = config.limits;
+    //> 13-14 admitted-list
     const admitted: object[] = [];
+    //<
     const pending = run.map((call) => {
       if (call.name !== AGENT_TOOL_NAME) return runTool(call, config);
       if (limits.running >= limits.maxConcurrent) {
@@ -94,8 +98,10 @@ export async function runCalls(calls: Anthropic.ToolUseBlock[], config: LoopConf
         });
       }
       limits.running++;   // taken now, for every admitted call, before any of them has started
+      //> 13-14 admitted-record
       admitted.push(call.input as object);
       admittedRun.set(call.input as object, admitted);
+      //<
       return runTool(call, config).finally(() => { limits.running--; });
     });
     results.push(...(await Promise.all(pending)));

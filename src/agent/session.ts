@@ -48,8 +48,8 @@ import { Background, BACKGROUND_TOOLS, deliverNotifications } from './background
 //> 1-2 fixed-system-prompt
 // A fixed one-line prompt for now; chapter 3 renders a real one.
 const SYSTEM_PROMPT = 'You are a coding agent. Use your tools to work with the files in the working directory, then answer briefly.';
-//<
 
+//<
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

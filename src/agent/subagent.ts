@@ -8,8 +8,14 @@
 //   Return   the sub-agent's final text becomes the tool_result
 //   Forget   the sub-agent's messages and config go out of scope
 //
+//> 11-11 subagent-header-not-here
 // Not here: fork children that inherit the parent's conversation (chapter 12),
 // parallel limits (chapter 13), agents defined in .claude/agents (chapter 14).
+//<
+//> 12 subagent-header-not-here-files
+// Not here: how a fork child is built and run (fork.ts), the caps on parallel sub-agents
+// (limits.ts, chapter 13), reading agent files (agents.ts, chapter 14).
+//<
 //> 13 subagent-header-limits
 //
 // From chapter 13 on, a type that may use every tool ('*', like general) may delegate in
@@ -212,8 +218,7 @@ export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfi
   //> 11-11 recursion-guard
   //! hint: Refuse an `agent` call when config.depth > 0: return the reason the model will read
   //! hint: (the check reads that the agent tool is "not available inside a sub-agent").
-  // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
-  // anyway (a confused model, a replayed transcript) the call is refused here.
+  // Defence in depth: a sub-agent is never offered the agent tool; one that calls it anyway is refused here.
   if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
     return 'The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.';
   }

@@ -1,5 +1,11 @@
-// The shapes every file shares: the host, a tool, the loop's config. Types only, and it
-// imports no file above it: it is the bottom of every snapshot, so any file may use it.
+// The shapes every file shares: the host, a tool, the loop's config. Types only.
+//> 1-7 types-header-bottom
+// It imports no other file: it is the bottom of every snapshot, so any file may use it.
+//<
+//> 8 types-header-leaves
+// It imports no file above it: only, for a type, a few leaves below it (ledger.ts's Ledger
+// and the like) that import nothing of it back. So any file may use it.
+//<
 // What a field means is explained in the file that uses it.
 
 import type Anthropic from '@anthropic-ai/sdk';
@@ -51,7 +57,12 @@ export interface Tool {
   run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
 }
 
+//> 1-10 loop-config-doc
+/** Everything one run of the loop needs. */
+//<
+//> 11 loop-config-doc-subagents
 /** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
+//<
 export interface LoopConfig {
   client: Anthropic;
   model: string;
@@ -59,13 +70,18 @@ export interface LoopConfig {
   tools: Tool[];
   messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
   cwd: string;
+  //> 1-10 config-terminal
+  terminal: Terminal;       // where this agent's text goes
+  //<
+  //> 11 config-terminal-subagents
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  //<
   //> 6 config-permissions
   permissions: Permissions; // the gate's mode and who answers its questions
   //<
   //> 7 config-context
   compactAt?: number;       // compact past this many tokens; undefined: never
-  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  querySource: string;      // who is calling: 'repl_main_thread' (the main agent), 'compact' (its summary call), …
   /** Before each model call: compacts once the conversation is past compactAt (context.ts).
    *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
   compact: (config: LoopConfig) => Promise<void>;
@@ -77,7 +93,7 @@ export interface LoopConfig {
   promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
   //<
   //> 11 config-depth
-  depth: number;            // 0: the main agent; 1: a sub-agent it started
+  depth: number;            // 0: the main agent; a sub-agent: its parent's depth + 1
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
   /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
    *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
@@ -137,7 +153,12 @@ export interface PermissionQuestion {
   summary: string;
 }
 
+//> 6-10 permissions-doc
+/** The session's permission settings. */
+//<
+//> 11 permissions-doc-subagents
 /** The session's permission settings; sub-agents share the parent's. */
+//<
 export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is

@@ -223,7 +223,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: "  if (kind === 'shell' && typeof input.command === 'string') {", replace: "  if (config.permissions.mode !== 'bypassPermissions' && kind === 'shell' && typeof input.command === 'string') {",
     case: 'bypass', fails: 'git push --force is refused even in bypass mode' },
   { chapter: 6, todo: 'decide', shortcut: 'bypassPermissions asks like default mode',
-    find: "  if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };", replace: "  if (kind === 'read' || kind === 'delegate') return { allow: true };",
+    find: "  if (mode === 'bypassPermissions' || kind === 'read') return { allow: true };", replace: "  if (kind === 'read') return { allow: true };",
     case: 'bypass', fails: 'a shell command runs without asking' },
   { chapter: 6, todo: 'decide', shortcut: 'plan mode refuses before the reads are let through: reads refused too',
     find: '  const { mode, ask } = config.permissions;\n', replace: "  const { mode, ask } = config.permissions;\n  if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };\n",

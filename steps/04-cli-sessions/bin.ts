@@ -20,7 +20,6 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.stdout.write = () => true;
 });
 
-
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
 // No permission gate yet (chapter 6 builds it): read_file, write_file and run_shell do what

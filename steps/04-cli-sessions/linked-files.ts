@@ -28,11 +28,6 @@ export function projectRoot(cwd: string): string {
   }
 }
 
-/** The project's tree, as readWithin takes it. */
-export function projectTree(cwd: string): Tree {
-  return { dir: projectRoot(cwd), name: 'the project' };
-}
-
 /**
  * The text of `file`, which must really lie in `tree` (none: anywhere, for the user's own):
  * undefined when there is no such file, and when it is a link that leads out of the tree,

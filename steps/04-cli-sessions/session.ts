@@ -10,7 +10,6 @@ import { BASE_TOOLS } from './tools.ts';
 import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

@@ -20,7 +20,6 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.stdout.write = () => true;
 });
 
-
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {

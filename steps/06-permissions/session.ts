@@ -11,7 +11,6 @@ import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 import { permissionMode } from './cli.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

@@ -1,6 +1,6 @@
 // GENERATED from src/agent/types.ts for chapter 6 (permissions). Do not edit: change src/agent/types.ts and run npm run gen.
-// The shapes every file shares: the host, a tool, the loop's config. Types only, and it
-// imports no file above it: it is the bottom of every snapshot, so any file may use it.
+// The shapes every file shares: the host, a tool, the loop's config. Types only.
+// It imports no other file: it is the bottom of every snapshot, so any file may use it.
 // What a field means is explained in the file that uses it.
 
 import type Anthropic from '@anthropic-ai/sdk';
@@ -37,7 +37,7 @@ export interface Tool {
   run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
 }
 
-/** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
+/** Everything one run of the loop needs. */
 export interface LoopConfig {
   client: Anthropic;
   model: string;
@@ -45,7 +45,7 @@ export interface LoopConfig {
   tools: Tool[];
   messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
   cwd: string;
-  terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  terminal: Terminal;       // where this agent's text goes
   permissions: Permissions; // the gate's mode and who answers its questions
 }
 
@@ -69,7 +69,7 @@ export interface PermissionQuestion {
   summary: string;
 }
 
-/** The session's permission settings; sub-agents share the parent's. */
+/** The session's permission settings. */
 export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is

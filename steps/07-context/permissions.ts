@@ -18,14 +18,13 @@ import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
 import { leaves } from './linked-files.ts';
 
-type Kind = 'read' | 'edit' | 'shell' | 'delegate';
+type Kind = 'read' | 'edit' | 'shell';
 
 /** What each tool can do. A tool missing here is treated like the shell: the most it could do. */
 const KINDS: Record<string, Kind> = {
   read_file: 'read', list_files: 'read', grep_search: 'read',
   write_file: 'edit', edit_file: 'edit',
   run_shell: 'shell',
-  agent: 'delegate',   // starting a sub-agent changes nothing; each of its calls comes through here
 };
 
 /**
@@ -56,7 +55,7 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
     if (hit) return { allow: false, reason: `this command is never allowed: ${hit.why}` };
   }
   const { mode, ask } = config.permissions;
-  if (mode === 'bypassPermissions' || kind === 'read' || kind === 'delegate') return { allow: true };
+  if (mode === 'bypassPermissions' || kind === 'read') return { allow: true };
   // An edit in a guarded folder (git's own, below) is never approved in advance: it asks.
   const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd) : undefined;
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };

@@ -12,7 +12,6 @@ import { renderSystemPrompt } from './prompt.ts';
 import { permissionMode } from './cli.ts';
 import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

@@ -16,7 +16,6 @@ import { isPromptCachingDisabled } from './cache.ts';
 import type { Skill } from './types.ts';
 import { skillCommand } from './skills.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

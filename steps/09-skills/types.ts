@@ -1,6 +1,7 @@
 // GENERATED from src/agent/types.ts for chapter 9 (skills). Do not edit: change src/agent/types.ts and run npm run gen.
-// The shapes every file shares: the host, a tool, the loop's config. Types only, and it
-// imports no file above it: it is the bottom of every snapshot, so any file may use it.
+// The shapes every file shares: the host, a tool, the loop's config. Types only.
+// It imports no file above it: only, for a type, a few leaves below it (ledger.ts's Ledger
+// and the like) that import nothing of it back. So any file may use it.
 // What a field means is explained in the file that uses it.
 
 import type Anthropic from '@anthropic-ai/sdk';
@@ -38,7 +39,7 @@ export interface Tool {
   run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
 }
 
-/** Everything one run of the loop needs. A sub-agent is this same loop with another config. */
+/** Everything one run of the loop needs. */
 export interface LoopConfig {
   client: Anthropic;
   model: string;
@@ -46,10 +47,10 @@ export interface LoopConfig {
   tools: Tool[];
   messages: Anthropic.MessageParam[];   // the conversation; the loop appends to it
   cwd: string;
-  terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
+  terminal: Terminal;       // where this agent's text goes
   permissions: Permissions; // the gate's mode and who answers its questions
   compactAt?: number;       // compact past this many tokens; undefined: never
-  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  querySource: string;      // who is calling: 'repl_main_thread' (the main agent), 'compact' (its summary call), …
   /** Before each model call: compacts once the conversation is past compactAt (context.ts).
    *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
   compact: (config: LoopConfig) => Promise<void>;
@@ -78,7 +79,7 @@ export interface PermissionQuestion {
   summary: string;
 }
 
-/** The session's permission settings; sub-agents share the parent's. */
+/** The session's permission settings. */
 export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is

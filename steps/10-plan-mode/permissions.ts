@@ -19,14 +19,13 @@ import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
 import { leaves } from './linked-files.ts';
 
-type Kind = 'read' | 'edit' | 'shell' | 'delegate';
+type Kind = 'read' | 'edit' | 'shell' | 'delegate';   // delegate: changes nothing itself
 
 /** What each tool can do. A tool missing here is treated like the shell: the most it could do. */
 const KINDS: Record<string, Kind> = {
   read_file: 'read', list_files: 'read', grep_search: 'read',
   write_file: 'edit', edit_file: 'edit',
   run_shell: 'shell',
-  agent: 'delegate',   // starting a sub-agent changes nothing; each of its calls comes through here
   exit_plan_mode: 'delegate',   // changes nothing itself: it asks the user to approve the plan (plan.ts)
 };
 

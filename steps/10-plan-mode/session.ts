@@ -17,7 +17,6 @@ import type { Skill } from './types.ts';
 import { skillCommand } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

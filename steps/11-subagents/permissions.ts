@@ -19,7 +19,7 @@ import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
 import { leaves } from './linked-files.ts';
 
-type Kind = 'read' | 'edit' | 'shell' | 'delegate';
+type Kind = 'read' | 'edit' | 'shell' | 'delegate';   // delegate: changes nothing itself
 
 /** What each tool can do. A tool missing here is treated like the shell: the most it could do. */
 const KINDS: Record<string, Kind> = {

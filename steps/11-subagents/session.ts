@@ -18,7 +18,6 @@ import { skillCommand } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 import { agentCallRefusal, agentTool } from './subagent.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

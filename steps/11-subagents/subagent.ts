@@ -89,8 +89,7 @@ export function toolsFor(type: AgentType, parentTools: Tool[]): Tool[] {
  * it looks the tool up, so a call to a tool the agent was never offered still gets the reason.
  */
 export function agentCallRefusal(call: Anthropic.ToolUseBlock, config: LoopConfig): string | undefined {
-  // Defence in depth: sub-agents are never offered the agent tool, and if one calls it
-  // anyway (a confused model, a replayed transcript) the call is refused here.
+  // Defence in depth: a sub-agent is never offered the agent tool; one that calls it anyway is refused here.
   if (call.name === AGENT_TOOL_NAME && config.depth > 0) {
     return 'The agent tool is not available inside a sub-agent. Complete the task directly with your own tools.';
   }

@@ -19,7 +19,6 @@ import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 import { agentCallRefusal, agentTool } from './subagent.ts';
 import { isForkSubagentEnabled } from './fork.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

@@ -1,6 +1,7 @@
 // GENERATED from src/agent/types.ts for chapter 12 (fork-subagents). Do not edit: change src/agent/types.ts and run npm run gen.
-// The shapes every file shares: the host, a tool, the loop's config. Types only, and it
-// imports no file above it: it is the bottom of every snapshot, so any file may use it.
+// The shapes every file shares: the host, a tool, the loop's config. Types only.
+// It imports no file above it: only, for a type, a few leaves below it (ledger.ts's Ledger
+// and the like) that import nothing of it back. So any file may use it.
 // What a field means is explained in the file that uses it.
 
 import type Anthropic from '@anthropic-ai/sdk';
@@ -49,13 +50,13 @@ export interface LoopConfig {
   terminal: Terminal;       // where this agent's text goes (a sub-agent's goes to a buffer)
   permissions: Permissions; // the gate's mode and who answers its questions
   compactAt?: number;       // compact past this many tokens; undefined: never
-  querySource: string;      // who is calling: 'repl_main_thread', 'compact', 'agent:builtin:explore', …
+  querySource: string;      // who is calling: 'repl_main_thread' (the main agent), 'compact' (its summary call), …
   /** Before each model call: compacts once the conversation is past compactAt (context.ts).
    *  The loop gets it here, not by import: compaction runs the loop itself for its summary. */
   compact: (config: LoopConfig) => Promise<void>;
   ledger: Ledger;           // token usage of this agent
   promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
-  depth: number;            // 0: the main agent; 1: a sub-agent it started
+  depth: number;            // 0: the main agent; a sub-agent: its parent's depth + 1
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
   /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
    *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */

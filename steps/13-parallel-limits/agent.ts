@@ -15,7 +15,6 @@
 
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
-import { runTool } from './tools.ts';
 import { streamMessage } from './stream.ts';
 import { withBreakpoints } from './cache.ts';
 

@@ -191,9 +191,10 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
  * One child: run it, hand back its final report, roll its spending into the parent's.
  * It never rejects. A batch's first call launches all its children (the first alone, the rest
  * once its response has begun), but each call awaits only its own child, and only once it
- * gets there (after the calls before it, or its own permission check): a child that failed before its call awaited it would be a rejection nobody handles,
- * and Node ends the whole process for that. So every failure, from building the child's
- * config to its last request, becomes text.
+ * gets there (after the calls before it, or its own permission check): a child that failed
+ * before its call awaited it would be a rejection nobody handles, and Node ends the whole
+ * process for that. So every failure, from building the child's config to its last request,
+ * becomes text.
  */
 async function runChild(parent: LoopConfig, directive: string, client: Anthropic, ledger: Ledger, label: string): Promise<string> {
   try {

@@ -22,7 +22,6 @@ import { isForkSubagentEnabled } from './fork.ts';
 import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

@@ -16,7 +16,7 @@ export interface Flags {
   sessionId?: string;        // the id a new session is saved under
   model?: string;
   outputStyle?: string;
-  permissionMode: string;    // stored with the session; chapter 6 enforces it
+  permissionMode: string;    // the permission gate's mode (permissionMode, below); stored with the session
   help: boolean;
   prompt: string;            // words after the flags: a first prompt
   coordinator: boolean;      // --coordinator: the main agent only delegates (coordinator.ts)

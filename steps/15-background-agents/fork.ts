@@ -27,9 +27,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { Ledger } from './ledger.ts';
-import { AGENT_TOOL_NAME } from './tools.ts';
 import { errorLine } from './cli.ts';
-import { admittedRun } from './limits.ts';
 import { launch } from './background.ts';
 
 /** The query source of a fork child. It lives on the child's config, not in its messages. */
@@ -60,7 +58,8 @@ export function isForkSubagentEnabled(env: Record<string, string | undefined>): 
   return ['1', 'true', 'yes', 'on'].includes((env.CLAUDE_CODE_FORK_SUBAGENT ?? '').trim().toLowerCase());
 }
 
-/** A call forks only when forks are on AND it names no type; a named type keeps chapter 11's path. */
+/** A call forks when it names the fork type, or when forks are on and it names no type; any
+ *  other type keeps chapter 11's path. */
 export function takesForkPath(input: Record<string, unknown>, config: LoopConfig): boolean {
   // Chapter 12's trigger still holds; `subagent_type: "fork"` forks too, with or without the
   // variable, but never for a coordinator (it has workerTools): it would coordinate, not execute.
@@ -131,99 +130,11 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
     throw new Error(FORK_REFUSAL);
   }
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
-  // The main agent's fork calls run in the background, in either layout; so does a call that
-  // names the fork type, wherever it comes from (it waits for its child when not in the background).
-  if (background || input.subagent_type === FORK_TYPE) return startFork(input, parent, background);
-  const batch = forkBatch(parent, input);
-  const child = batch.children.find((c) => c.input === input);
-  if (!child) throw new Error('this agent call is not part of the current assistant message');
-  const report = await child.done;
-  // The last call of the batch to return prints what the batch cost.
-  if (++batch.returned === batch.children.length) parent.terminal.write(forkCostReport(batch.children));
-  return report;
-}
-
-interface ForkChild {
-  input: Record<string, unknown>;     // the tool_use's own input object: how a call finds its child
-  label: string;
-  ledger: Ledger;
-  done: Promise<string>;
-}
-
-interface ForkBatch {
-  children: ForkChild[];
-  returned: number;
-}
-
-// One batch per run of agent calls admitted together (limits.ts runs them at the same time):
-// the first fork call of the run starts the children of all of its fork calls, and each
-// call then waits for its own child.
-const batches = new WeakMap<object, ForkBatch>();
-
-function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatch {
-  const assistant = parent.messages.at(-1)!;
-  // From chapter 13 on, one batch per run of agent calls admitted together (limits.ts).
-  const key: object = admittedRun.get(input) ?? assistant;
-  const known = batches.get(key);
-  if (known) return known;
-  const calls = (typeof assistant.content === 'string' ? [] : assistant.content).filter(
-    (b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use' && b.name === AGENT_TOOL_NAME,
-  );
-  const inputs = calls
-    .map((c) => c.input as Record<string, unknown>)
-    .filter((i) => takesForkPath(i, parent) && typeof i.prompt === 'string' && i.prompt.trim() !== '');
-  // Only the calls of this run that got a slot (limits.ts): a call the concurrency cap turned
-  // away gets no child, and a fork call later in the turn starts with its own run.
-  const run = admittedRun.get(input);
-  if (run) inputs.splice(0, inputs.length, ...inputs.filter((i) => run.includes(i)));
-  // A cache entry becomes readable only once the response that wrote it has started:
-  // children sent at the same instant would all miss and all pay to write the same prefix.
-  // So the first child goes alone, and the others follow as soon as its first response has
-  // begun (its headers are back). They share everything the first one wrote.
-  let leadStarted!: () => void;
-  const started = new Promise<void>((resolve) => { leadStarted = resolve; });
-  const announcing = parent.client.withOptions({
-    fetch: async (url, init) => {
-      const response = await fetch(url, init);
-      // A model call, not a token count: only a response to /v1/messages writes the cache.
-      if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) leadStarted();
-      return response;
-    },
-  });
-  const children: ForkChild[] = [];
-  inputs.forEach((input, i) => {
-    const ledger = new Ledger();
-    const label = typeof input.description === 'string' ? input.description : `fork ${i + 1}`;
-    const run = () => runChild(parent, input.prompt as string, i === 0 ? announcing : parent.client, ledger, label);
-    const done = i === 0 ? run() : started.then(run);
-    if (i === 0) void done.then(leadStarted);   // a lead that fails before any request must not stall the rest
-    children.push({ input, label, ledger, done });
-  });
-  const batch = { children, returned: 0 };
-  batches.set(key, batch);
-  return batch;
-}
-
-/**
- * One child: run it, hand back its final report, roll its spending into the parent's.
- * It never rejects. A batch's first call launches all its children (the first alone, the rest
- * once its response has begun), but each call awaits only its own child, and only once it
- * gets there (after the calls before it, or its own permission check): a child that failed before its call awaited it would be a rejection nobody handles,
- * and Node ends the whole process for that. So every failure, from building the child's
- * config to its last request, becomes text.
- */
-async function runChild(parent: LoopConfig, directive: string, client: Anthropic, ledger: Ledger, label: string): Promise<string> {
-  try {
-    const config = { ...childConfig(parent, directive, client), ledger };
-    const report = await runCompacting(config);
-    return report.trim() === '' ? '(the fork finished without a report)' : report;
-  } catch (err) {
-    return `Fork failed: ${errorLine(err)}`;
-  } finally {
-    parent.ledger.absorb(ledger);
-    parent.terminal.write(`  ⎿ fork "${label}": ${ledger.calls} call${ledger.calls === 1 ? '' : 's'}, ` +
-      `${ledger.input + ledger.cacheWrite + ledger.cacheRead} input (${ledger.cacheRead} read from cache) / ${ledger.output} output tokens\n`);
-  }
+  // Every fork call that gets past the guard goes to startFork (below). The main agent's, in
+  // either layout, are launched in the background; a call that names the fork type anywhere
+  // else waits for its child. Chapter 12's trigger reaches here from the main agent only: a
+  // sub-agent's config has no forkEnabled, and a fork child was refused above.
+  return startFork(input, parent, background);
 }
 
 /**

@@ -4,9 +4,9 @@
 //
 // The three input counters do not overlap: a request's input is input_tokens (after the
 // last cache hit or write) + cache_creation_input_tokens + cache_read_input_tokens (of the
-// writes, cache_creation says how many were 1-hour ones). They
-// are priced differently, and differently per model, so `add` weighs each response at its
-// model's cache prices and `cost()` reports the sum; output is priced separately.
+// writes, cache_creation says how many were 1-hour ones). They are priced differently, and
+// differently per model, so `add` weighs each response at its model's cache prices and
+// `cost()` reports the sum; output is priced separately.
 
 import type Anthropic from '@anthropic-ai/sdk';
 

@@ -53,14 +53,6 @@ export function depthRefusal(limits: Limits, depth: number): string {
 }
 
 /**
- * Each admitted agent call's run, by the call's input object: the calls of that run that got
- * a slot of the cap. Chapter 12's fork batch starts the children of these together, and of
- * no others: not a call the cap turned away, nor a fork call later in the turn, which waits
- * for the calls before it (a write_file its child should read).
- */
-export const admittedRun = new WeakMap<object, object[]>();
-
-/**
  * Answer one turn's tool calls, results in call order. A run of consecutive `agent` calls
  * starts together and is awaited together; any other call runs alone, in its place, as
  * before: a write_file that a later sub-agent should read is done before it starts.
@@ -78,7 +70,6 @@ export async function runCalls(calls: Anthropic.ToolUseBlock[], config: LoopConf
     const run = calls.slice(i, end);
     for (const call of run) config.terminal.write(`⏺ ${call.name}(${JSON.stringify(call.input)})\n`);
     const limits = config.limits;
-    const admitted: object[] = [];
     const pending = run.map((call) => {
       if (call.name !== AGENT_TOOL_NAME) return runTool(call, config);
       if (limits.running >= limits.maxConcurrent) {
@@ -87,8 +78,6 @@ export async function runCalls(calls: Anthropic.ToolUseBlock[], config: LoopConf
         });
       }
       limits.running++;   // taken now, for every admitted call, before any of them has started
-      admitted.push(call.input as object);
-      admittedRun.set(call.input as object, admitted);
       return runTool(call, config).finally(() => { limits.running--; });
     });
     results.push(...(await Promise.all(pending)));

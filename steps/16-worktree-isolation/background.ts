@@ -112,8 +112,7 @@ export function callIdOf(input: Record<string, unknown>, config: ParentConfig): 
 export async function launch(
   parent: ParentConfig, input: Record<string, unknown>, kind: string, config: ChildConfig, run: () => Promise<string>, onEnd?: () => void,
 ): Promise<string> {
-  // It outlives this prompt: at each call, the narrower of its gate as it is now and the
-  // session's gate as it will be then (narrowedGate, below).
+  // It outlives this prompt: at each call, the narrower of its own gate and the session's then (narrowedGate).
   config.permissions = narrowedGate(config.permissions);
   const background = parent.background!;
   const agent: BackgroundAgent = {
@@ -150,8 +149,8 @@ interface Gate {
  * as it is now: a /plan typed later holds it back too, and so does the next prompt, where the
  * session drops the pre-approval of the skill that launched it (session.ts keeps a skill's
  * allowed-tools until then, through the wait for its agents). So a background agent, still
- * running or continued by send_message, never holds more than its session does at that moment. What the agent changes itself only changes
- * its own, so it can only narrow it further.
+ * running or continued by send_message, never holds more than its session does at that
+ * moment. What the agent changes itself only changes its own, so it can only narrow it further.
  */
 export function narrowedGate(session: Gate): Gate {
   const own: Gate = { ...session, preApproved: [...(session.preApproved ?? [])] };

@@ -5,13 +5,15 @@
 //
 // Its shape stays the same from chapter 1 to the last, runSession(prompts, host) with
 // the host types of types.ts, so the same runner can drive every chapter's snapshot.
+// (From chapter 4 the prompts may also come one at a time, as typed, and it resolves to
+// false when the session could not start or a prompt failed: bin.ts's exit status.)
 
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost } from './types.ts';
 import { Session } from './session.ts';
 import { gatherPromptParts } from './prompt.ts';
-import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { parseFlags, HELP, sessionFile, loadSession, refuseSavedId, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
 
 /** The model used when nobody names one. The one place it is written down. */

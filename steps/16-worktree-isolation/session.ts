@@ -23,7 +23,6 @@ import { readLimits, runCalls } from './limits.ts';
 import { becomeCoordinator, isCoordinator } from './coordinator.ts';
 import { Background, BACKGROUND_TOOLS, deliverNotifications } from './background.ts';
 
-
 /** The main agent: one conversation that lasts across prompts. */
 export class Session {
   readonly config: LoopConfig;

@@ -8,8 +8,8 @@
 //   Return   the sub-agent's final text becomes the tool_result
 //   Forget   the sub-agent's messages and config go out of scope
 //
-// Not here: fork children that inherit the parent's conversation (chapter 12),
-// parallel limits (chapter 13), agents defined in .claude/agents (chapter 14).
+// Not here: how a fork child is built and run (fork.ts), the caps on parallel sub-agents
+// (limits.ts, chapter 13), reading agent files (agents.ts, chapter 14).
 //
 // From chapter 13 on, a type that may use every tool ('*', like general) may delegate in
 // turn, up to CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH levels below the main conversation

@@ -170,8 +170,8 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
  * The sub-agent is done (or failed): what became of its worktree. Unchanged (HEAD still the
  * base commit, no change to a tracked file, no new file): removed with its branch, marked
  * `removed`, and the result is undefined. Changed, or if that cannot be told: kept, and the
- * result is one line for the parent naming the folder, the branch and what is in it. Ignored files (.gitignore)
- * do not count as changes: a build output alone does not keep a worktree.
+ * result is one line for the parent naming the folder, the branch and what is in it. Ignored
+ * files (.gitignore) do not count as changes: a build output alone does not keep a worktree.
  */
 export function finishWorktree(wt: Worktree): Promise<string | undefined> {
   unfinished.delete(wt);
