@@ -5,12 +5,16 @@
 // asks), and git runs what that file says.
 
 import { it, expect, afterEach } from 'vitest';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { decide as decide6 } from '../steps/06-permissions/permissions.ts';
 import { decide as decide16 } from '../steps/16-worktree-isolation/permissions.ts';
 import type { LoopConfig } from '../steps/16-worktree-isolation/types.ts';
+import { parseScenario } from '../src/mock/index.ts';
+import { runChapter } from '../src/runner/run-chapter.ts';
+import { ROOT } from '../src/runner/scenarios.ts';
 
 const made: string[] = [];
 afterEach(async () => {
@@ -29,3 +33,22 @@ for (const [chapter, decide] of [[6, decide6], [16, decide16]] as const) {
     expect(asked).toEqual(['write .git/config', 'edit notes.txt', 'run: rm -r src']);
   });
 }
+
+// A scripted answer may say what the question must show ("shows"). A person says yes to what
+// they were shown: a yes to a question that hid the command is no yes, and the command must
+// not run. It did, with only a problem noted beside it.
+it('a scripted yes to a question that hid what it asks about is a no: the command does not run', async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'a hidden command', prompts: ['Make the file.'],
+    tracks: { main: { turns: [
+      { tool_calls: [{ name: 'run_shell', input: { command: 'echo made > made.txt' } }] },
+      { text: 'Done.' },
+    ] } },
+    answers: [{ tool: 'run_shell', allow: true, shows: 'rm -rf build' }],
+  }), 'hidden.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '06-permissions'), scenario, latencyScale: 0, keep: true });
+  made.push(r.tempDir);
+  expect(r.asked?.map((q) => [q.tool, q.allow])).toEqual([['run_shell', false]]);
+  expect(existsSync(path.join(r.workspace, 'made.txt'))).toBe(false);
+  expect(r.ok).toBe(false);
+});

@@ -199,6 +199,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     // A person answers what the question shows: a yes to a plan or a command it hid is no yes.
     if (next.shows !== undefined && !(question.summary ?? '').includes(next.shows)) {
       problems.push(`the agent asked permission for ${question.tool} without showing ${JSON.stringify(next.shows)} (the question said: ${JSON.stringify((question.summary ?? '').slice(0, 120))})`);
+      return answer(false);
     }
     return answer(next.allow);
   };
