@@ -120,3 +120,17 @@ it('--trace: each request line says how many messages it carries and what the la
   expect(requests[0]).toContain(', 1 message (the last: user, text), ');
   expect(requests[1]).toContain(', 3 messages (the last: user, tool_result ×2), ');
 });
+
+// An empty answer is not kept, so the agent sends the unanswered prompt again with the next
+// one: the second request still ends with it. It was shown as typed twice.
+it('a prompt the agent sends again (its answer was dropped) is shown once, as typed once', async () => {
+  const ch = findChapter(1)!;
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/01-agent-loop/empty-answer.json'));
+  const result = await runOnce({ codeDir: snapshotDir(ch), scenario, latencyScale: 0 });
+  const requests = result.events.filter((e) => e.type === 'request' && e.path === '/v1/messages');
+  expect(requests).toHaveLength(2);
+  // The agent really sent the first prompt in both requests.
+  expect(requests.map((r) => JSON.stringify(r.type === 'request' ? r.body.messages : null).includes(scenario.prompts[0]!))).toEqual([true, true]);
+  const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
+  expect(typed).toEqual(scenario.prompts.map((p) => `you ▸ ${p}`));
+});

@@ -6,6 +6,7 @@ import type { ChalkInstance } from 'chalk';
 import type { MockEvent, RequestEvent, ResponseEvent, ErrorEvent } from '../mock/types.ts';
 import { measuredRequests, resultText } from './expectations.ts';
 import { flattenRequest, type FlatBlock } from '../mock/index.ts';
+import { sameBytes } from './fork-checks.ts';
 
 type Block = Record<string, unknown>;
 
@@ -67,11 +68,20 @@ function argsOf(input: Record<string, unknown>, max: number): string {
 
 /** The blocks of the request's last user turn: every user message after the last assistant one
  *  (a notification, chapter 15, is a user message of its own after the tool results). */
-function lastUserBlocks(req: RequestEvent): Block[] {
-  const messages = (req.body.messages as { role: string; content: unknown }[] | undefined) ?? [];
+function lastUserBlocks(req: RequestEvent, previous?: RequestEvent): Block[] {
+  const messages = messagesOf(req);
   let from = messages.length;
   while (from > 0 && messages[from - 1]!.role === 'user') from--;
+  // What the track's previous request already ended with is not new: a prompt whose answer
+  // was dropped (an empty one) goes out again with the next prompt, and a retry sends the
+  // same messages twice. Each would otherwise be shown as said again.
+  const before = previous ? messagesOf(previous) : [];
+  if (before.length > from && before.length <= messages.length && sameBytes(before, messages.slice(0, before.length))) from = before.length;
   return messages.slice(from).flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])));
+}
+
+function messagesOf(req: RequestEvent): { role: string; content: unknown }[] {
+  return (req.body.messages as { role: string; content: unknown }[] | undefined) ?? [];
 }
 
 /** How a background agent's launch notice starts (chapter 15): its sub-agent is shown after it. */
@@ -241,6 +251,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   const forkBytes = opts.trace ? forkDivergence(events) : new Map<number, string>();
   const counts = opts.trace ? countRequests(events) : { before: new Map<number, string[]>(), unmatched: [] };
   const seenTrack = new Set<string>();
+  const previousRequest = new Map<string, RequestEvent>();
   const lines: string[] = [];
   const say = (track: string | null, text: string) => {
     const d = track === null ? 0 : depth.get(track) ?? 1;
@@ -259,7 +270,8 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       if (e.path !== '/v1/messages' || e.track === null) continue;
       const first = !seenTrack.has(e.track);
       seenTrack.add(e.track);
-      const blocks = lastUserBlocks(e);
+      const blocks = lastUserBlocks(e, previousRequest.get(e.track));
+      previousRequest.set(e.track, e);
       let typedShown = false;
       for (const [i, b] of blocks.entries()) {
         if (b.type === 'tool_result') {
