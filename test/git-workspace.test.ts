@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpath
 import os from 'node:os';
 import path from 'node:path';
 import { parseScenario, ScenarioError } from '../src/mock/index.ts';
-import { gitEnv, makeRepository } from '../src/runner/git-repo.ts';
+import { branchesOf, gitEnv, makeRepository } from '../src/runner/git-repo.ts';
 import { runChapter, writeTree } from '../src/runner/run-chapter.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 
@@ -145,6 +145,8 @@ it('"git": "detached": the first commit is made, and HEAD is left on it on no br
   expect(readFileSync(path.join(work, '.git', 'HEAD'), 'utf8').trim()).toMatch(/^[0-9a-f]{40}$/);
   expect(git('rev-parse', 'HEAD')).toBe(git('rev-parse', 'main'));
   expect(git('log', '--format=%s')).toBe('first commit');
+  // A branch check's list of branches: the detached HEAD is none of them.
+  expect(await branchesOf(work)).toEqual(['main']);
   // What the agent's own shell saw: no branch name, one commit id twice (HEAD and main), a clean tree.
   const seen = r.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body)).join('');
   const head = git('rev-parse', 'HEAD');

@@ -109,7 +109,8 @@ export async function detachHead(repo: string): Promise<void> {
 
 /** The repository's local branches. */
 export async function branchesOf(repo: string): Promise<string[]> {
-  return (await git(repo, ['branch', '--format=%(refname:short)'])).split('\n').filter((b) => b !== '').sort();
+  // for-each-ref, not `git branch`: that also lists a detached HEAD, as "(HEAD detached at …)".
+  return (await git(repo, ['for-each-ref', '--format=%(refname:short)', 'refs/heads'])).split('\n').filter((b) => b !== '').sort();
 }
 
 /** The repository's linked worktrees (the workspace itself not counted): folder and branch. */
