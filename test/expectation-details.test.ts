@@ -10,7 +10,8 @@ import { ROOT } from '../src/runner/scenarios.ts';
 it("a requests check that fails says how many the track sent: '1 request', '2 requests'", async () => {
   const scenario = parseScenario(JSON.stringify({
     title: 'counts', prompts: ['Say hello.', 'Again.'],
-    tracks: { main: { turns: [{ text: 'Hello.' }, { text: 'Hello again.' }] } },
+    // A third turn nobody asks for: a check for more requests than the track has turns is refused when the scenario loads.
+    tracks: { main: { turns: [{ text: 'Hello.' }, { text: 'Hello again.' }, { text: 'Unused.' }] } },
     expect: [
       { name: 'exactly one', requests: { track: 'main', count: 1 } },
       { name: 'at most one', requests: { track: 'main', max: 1 } },
@@ -24,7 +25,7 @@ it("a requests check that fails says how many the track sent: '1 request', '2 re
     ['at least three', 'main sent 2 requests, expected at least 3'],
   ]);
   const one = parseScenario(JSON.stringify({
-    title: 'one', prompts: ['Say hello.'], tracks: { main: { turns: [{ text: 'Hello.' }] } },
+    title: 'one', prompts: ['Say hello.'], tracks: { main: { turns: [{ text: 'Hello.' }, { text: 'Unused.' }] } },
     expect: [{ name: 'two', requests: { track: 'main', count: 2 } }],
   }), 'one.json');
   const single = await runChapter({ codeDir: path.join(ROOT, 'steps', '04-cli-sessions'), scenario: one, latencyScale: 0 });

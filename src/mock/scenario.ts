@@ -147,15 +147,22 @@ function contradiction(kind: string, c: Record<string, unknown>): [field: string
 /**
  * A request number no passing run can reach: a track answers one request per turn, and a
  * request past its last turn is a scenario failure, so `usage`, `history` and
- * `while_running` would look for a request that is never answered.
+ * `while_running` would look for a request that is never answered, and a `requests` check's
+ * `count` or `min` above the number of turns could never hold.
  */
-function pastLastTurn(c: Record<string, unknown>, tracks: Record<string, { turns: unknown[] }>): [field: string, why: string] | undefined {
+function pastLastTurn(kind: string, c: Record<string, unknown>, tracks: Record<string, { turns: unknown[] }>): [field: string, why: string] | undefined {
   const track = c.track as string | undefined;
   if (track === undefined || tracks[track] === undefined) return undefined;
   const turns = tracks[track].turns.length;
   const has = `track "${track}" has ${turns} turn${turns === 1 ? '' : 's'}, and a request past its last turn is a scenario failure`;
   const n = c.request;
-  return typeof n === 'number' && n > turns ? ['request', `request ${n}: ${has}`] : undefined;
+  if (typeof n === 'number' && n > turns) return ['request', `request ${n}: ${has}`];
+  // A requests check that asks for more requests than there are turns can only fail.
+  for (const k of kind === 'requests' ? ['count', 'min'] : []) {
+    const wanted = c[k];
+    if (typeof wanted === 'number' && wanted > turns) return [k, `${k} ${wanted}: ${has}`];
+  }
+  return undefined;
 }
 
 /**
@@ -625,7 +632,7 @@ export function parseScenario(text: string, file: string): Scenario {
       }
       const clash = contradiction(kind, body);
       if (clash) fail(child(kp, clash[0]), `can never hold: ${clash[1]}`);
-      const beyond = pastLastTurn(body, tracks as Record<string, { turns: unknown[] }>);
+      const beyond = pastLastTurn(kind, body, tracks as Record<string, { turns: unknown[] }>);
       if (beyond) fail(child(kp, beyond[0]), `can never hold: ${beyond[1]}`);
       const setup = unusableSetupFile(body, isObj(root.files) ? (root.files as Record<string, string>) : {});
       if (setup) fail(child(kp, setup[0]), setup[1]);
