@@ -33,7 +33,9 @@ export const HELP = `usage: agent [flags] [prompt]
   --permission-mode MODE   ${PERMISSION_MODES.join(', ')} (saved; enforced from chapter 6)
   -h, --help               this text
 
-Interactive: /clear starts a new conversation, /exit or Ctrl-D quits.
+Typed in a session:
+  /clear                   start a new conversation
+  /exit, Ctrl-D            quit
 `;
 
 /** Parse host.argv. A mistake throws one line that says what is wrong. */

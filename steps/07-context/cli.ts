@@ -31,10 +31,14 @@ export const HELP = `usage: agent [flags] [prompt]
   --session-id ID          save a new session under this id (default: a random one)
   --model MODEL            the model to use
   --output-style NAME      ${Object.keys(OUTPUT_STYLES).join(', ')}
-  --permission-mode MODE   ${PERMISSION_MODES.join(', ')} (saved; enforced from chapter 6)
+  --permission-mode MODE   what the permission gate lets through unasked (saved with the
+                           session): ${PERMISSION_MODES.join(', ')}
   -h, --help               this text
 
-Interactive: /clear starts a new conversation, /exit or Ctrl-D quits.
+Typed in a session:
+  /clear                   start a new conversation
+  /compact [KEEP]          summarise the conversation so far (KEEP: what the summary keeps)
+  /exit, Ctrl-D            quit
 `;
 
 /** Parse host.argv. A mistake throws one line that says what is wrong. */
