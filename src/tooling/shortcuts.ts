@@ -403,7 +403,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'exit-restores', fails: 'the agent asked permission for exit_plan_mode, but the scenario has no answer left' },
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'an empty plan is put to the user',
     find: "  if (typeof input.plan !== 'string' || input.plan.trim() === '') throw new Error('plan must be a non-empty string');\n", replace: '',
-    case: 'exit-restores', fails: 'an empty plan is refused, and the user is not asked about it' },
+    case: 'exit-restores', fails: 'the agent asked permission for exit_plan_mode without showing' },
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'an approved plan always goes back to default mode',
     find: "  p.mode = p.prePlanMode ?? 'default';", replace: "  p.mode = 'default';",
     case: 'exit-restores', fails: 'approval restores the mode from before /plan: acceptEdits lets the edit run without a question' },
