@@ -210,6 +210,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].usage.request: can never hold: request 3: track "explorer" has 2 turns, and a request past its last turn is a scenario failure`],
     ['a history of a request past the track\'s last turn', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 4, max: 9 } }]),
       `${F}: $.expect[0].history.request: can never hold: request 4: track "main" has 2 turns, and a request past its last turn is a scenario failure`],
+    ['two expectations of one name (their verdicts could not be told apart)', (s) => (s.expect = [{ name: 'x', never: { track: 'explorer' } }, { name: 'y', never: { track: 'explorer' } }, { name: 'x', requests: { track: 'main', max: 2 } }]),
+      `${F}: $.expect[2].name: "x" is the name of $.expect[0] too: give each expectation a name of its own, the one its verdict is shown under`],
     ['more requests asked for than the track has turns', (s) => (s.expect = [{ name: 'x', requests: { track: 'explorer', count: 3 } }]),
       `${F}: $.expect[0].requests.count: can never hold: count 3: track "explorer" has 2 turns, and a request past its last turn is a scenario failure`],
     ['at least more requests than the track has turns', (s) => (s.expect = [{ name: 'x', requests: { track: 'main', min: 3 } }]),

@@ -563,6 +563,7 @@ export function parseScenario(text: string, file: string): Scenario {
   if ('expect' in root) {
     if (!Array.isArray(root.expect)) fail('$.expect', `expected an array of expectations, got ${typeName(root.expect)}`);
     const kinds = Object.keys(EXPECTATION_KINDS);
+    const named = new Map<string, number>();   // a name, and the first expectation that has it
     (root.expect as unknown[]).forEach((x, i) => {
       const p = `$.expect[${i}]`;
       const e = object(x, p, 'an expectation {name, <one check>}');
@@ -571,7 +572,11 @@ export function parseScenario(text: string, file: string): Scenario {
           fail(child(p, k), `unknown field "${k}" (allowed here: name, hint and exactly one check of: ${kinds.join(', ')})`);
         }
       }
-      oneLineText(nonEmpty(required(e, 'name', p, 'say the expected behaviour in words'), `${p}.name`, 'the behaviour in words'), `${p}.name`);
+      const name = nonEmpty(required(e, 'name', p, 'say the expected behaviour in words'), `${p}.name`, 'the behaviour in words');
+      oneLineText(name, `${p}.name`);
+      // The output, a check's verdict and the self-check's shortcuts name an expectation by its name.
+      if (named.has(name)) fail(`${p}.name`, `"${name}" is the name of $.expect[${named.get(name)}] too: give each expectation a name of its own, the one its verdict is shown under`);
+      named.set(name, i);
       if ('hint' in e) string(e.hint, `${p}.hint`, 'a hint shown when it fails');
       const given = kinds.filter((k) => k in e);
       if (given.length === 0) fail(p, `missing a check (give exactly one of: ${kinds.join(', ')})`);
