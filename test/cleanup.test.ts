@@ -194,7 +194,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n  ${loop}`));
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
       expect(r.signal).toBe('SIGKILL');
-      expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\n');
+      expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?): stopped, and its temp folder removed\n');
       expect(r.left).toEqual([]);
       expect(r.processes).toEqual([]);
       // A grader's --json still gets its one report on stdout: the case that never finished, failed.
@@ -203,7 +203,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       const report = JSON.parse(json.stdout) as { ok: boolean; passed: number; scenarios: { case: string; ok: boolean; crash: string }[] };
       expect(report.ok).toBe(false);
       expect(report.passed).toBe(0);
-      expect(report.scenarios.map((v) => [v.case, v.ok, v.crash])).toEqual([['demo', false, 'the code never let anything else run (a loop that never ends?): the watchdog stopped the check here']]);
+      expect(report.scenarios.map((v) => [v.case, v.ok, v.crash])).toEqual([['demo', false, 'the code never let anything else run (a loop that never ends, or one that only awaits promises already settled?): the watchdog stopped the check here']]);
       expect(json.left).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,7 @@
 // The one thing run-guard.ts cannot stop: chapter code that never yields (`while (true) {}`
-// where a learner meant to loop over tool calls). It holds the thread, so no timer fires and
+// where a learner meant to loop over tool calls, or a loop whose only await is on a promise
+// that has already settled: its turns are microtasks, which run before any timer may). It
+// holds the thread, so no timer fires and
 // no signal handler runs: Ctrl-C and SIGTERM went unanswered, and the only way out was
 // SIGKILL, which left the run's temp folder behind.
 //
@@ -55,7 +57,7 @@ setInterval(() => {
   const beat = Atomics.load(shared, 0);
   if (beat !== last || Atomics.load(shared, 1) === 0) { last = beat; since = Date.now(); return; }
   if (Date.now() - since < workerData.stallMs) return;
-  writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends?): stopped, and its temp folder removed\\n');
+  writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?): stopped, and its temp folder removed\\n');
   if (job.lastWords) { try { writeSync(1, job.lastWords); } catch {} }
   for (const pid of marked()) { try { process.kill(pid, 'SIGKILL'); } catch {} }
   // Worktrees git was told to put outside the temp folders: only their repository knows
