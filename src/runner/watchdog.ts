@@ -1,9 +1,8 @@
 // The one thing run-guard.ts cannot stop: chapter code that never yields (`while (true) {}`
 // where a learner meant to loop over tool calls, or a loop whose only await is on a promise
 // that has already settled: its turns are microtasks, which run before any timer may). It
-// holds the thread, so no timer fires and
-// no signal handler runs: Ctrl-C and SIGTERM went unanswered, and the only way out was
-// SIGKILL, which left the run's temp folder behind.
+// holds the thread, so no timer fires and no signal handler runs: Ctrl-C and SIGTERM went
+// unanswered, and the only way out was SIGKILL, which left the run's temp folder behind.
 //
 // So while a guarded run is in progress in a command-line process, a worker thread watches
 // the main thread's heartbeat (a counter it bumps a few times a second, in shared memory).
