@@ -207,9 +207,11 @@ async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: 
 }
 
 /**
- * Chapter 6's bin.ts in a terminal with `-p "Run it."`, against a model that asks to run
- * each of `commands`, in one turn: what the terminal showed, the first question as shown,
- * what the model was last sent, and the exit status.
+ * Chapter 6's bin.ts in a terminal, in a session whose first prompt is "Run it." (not -p:
+ * print mode asks nobody), against a model that asks to run each of `commands`, in one
+ * turn: what the terminal showed, the first question as shown, what the model was last
+ * sent, and the exit status. The input ends after what is typed at the first question,
+ * and the session with it.
  */
 async function askedInTerminal(commands: string[], typed: string) {
   const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks: { main: { turns: [
@@ -218,7 +220,7 @@ async function askedInTerminal(commands: string[], typed: string) {
   ] } } }), 'bin.json') });
   try {
     return await withBinBundle('06-permissions', async (bundle, work) => {
-      const line = [process.execPath, bundle, '-p', 'Run it.'].map(quoted).join(' ');
+      const line = [process.execPath, bundle, 'Run it.'].map(quoted).join(' ');
       const { out, code } = await typedAtQuestion(line, work, { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, typed);
       const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
       return { out, question: /Allow (.*?)\? \[y\/N\]/s.exec(out)?.[1], lastSent: sent.at(-1), code };

@@ -215,6 +215,10 @@ export const MUTATIONS: readonly Mutation[] = [
     find: "if (tool === 'run_shell' && typeof input.command === 'string') return `run: ${input.command}`;",
     replace: "if (tool === 'run_shell' && typeof input.command === 'string') return 'run a shell command';",
     breaks: 'a permission question shows the command it would run' },
+  { id: 'print-still-asks-ch6', chapter: 6, caughtBy: 'print', file: 'main.ts',
+    find: 'ask: flags.print ? undefined : host.ask,',
+    replace: 'ask: host.ask,',
+    breaks: 'with -p nobody is asked: a call that needs a yes is refused with a reason' },
 
   // Chapter 5 · streaming
   { id: 'streaming-removed', chapter: 5, caughtBy: 'demo', file: 'agent.ts',
