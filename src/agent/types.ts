@@ -156,8 +156,14 @@ export interface PermissionQuestion {
 //> 6-10 permissions-doc
 /** The session's permission settings. */
 //<
-//> 11 permissions-doc-subagents
+//> 11-13 permissions-doc-subagents
 /** The session's permission settings; sub-agents share the parent's. */
+//<
+//> 14-14 permissions-doc-narrowed
+/** The session's permission settings. A sub-agent gets the parent's, or a copy narrowed to what the parent allows (agents.ts, withMode). */
+//<
+//> 15 permissions-doc-background
+/** The session's permission settings. A sub-agent never gets more than its parent: a copy narrowed by its agent file (withMode), and, in the background, by the session as it is at each call (narrowedGate). */
 //<
 export interface Permissions {
   mode: PermissionMode;

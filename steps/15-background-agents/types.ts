@@ -98,7 +98,7 @@ export interface PermissionQuestion {
   summary: string;
 }
 
-/** The session's permission settings; sub-agents share the parent's. */
+/** The session's permission settings. A sub-agent never gets more than its parent: a copy narrowed by its agent file (withMode), and, in the background, by the session as it is at each call (narrowedGate). */
 export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is
