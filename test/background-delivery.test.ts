@@ -4,7 +4,8 @@
 // summary, on a copy of the main agent's config; a notification waiting in the queue must
 // not go to the summariser (where it would be summarised away and never reach the main
 // agent as a notification), it waits for the main loop's next turn. The model is a stand-in
-// client that records what each request carried. Then the launch: the gate a child keeps.
+// client that records what each request carried. Then the launch: the gate a child keeps. Last,
+// the session's wait for its agents (idle).
 
 import { describe, it, expect } from 'vitest';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -83,4 +84,24 @@ describe('a background agent never gets what the session is given after its laun
     await parent.background.agents.get('agent-1')!.done;
     expect(asItRuns).toEqual({ mode: 'plan', preApproved: [] });
   });
+});
+
+// The session waits for its background agents with Background.idle. An agent marked running
+// whose run has ended (its status set by hand, its run never started) would have it spin on
+// settled promises for ever, holding the thread: it says so at once instead.
+it('idle: an agent marked running on a run that has ended is said at once, not waited for', async () => {
+  const background = new Background();
+  // Its run has ended: its done is settled. Should idle await it again and again, the 1000th
+  // time ends the agent, so that this test fails instead of holding its thread for ever.
+  let awaited = 0;
+  const stuck = { id: 'agent-1', status: 'running', done: { then: (resolve: () => void) => { if (++awaited >= 1000) stuck.status = 'completed'; resolve(); } } };
+  background.agents.set('agent-1', stuck as unknown as Parameters<typeof background.agents.set>[1]);
+  await expect(background.idle()).rejects.toThrow('agent-1 is marked running, but its run has ended');
+  expect(awaited).toBe(1);
+  // A run in progress is waited for, and then idle resolves.
+  const later = new Background();
+  const agent = { id: 'agent-2', status: 'running', done: new Promise<void>((resolve) => setTimeout(() => { agent.status = 'completed'; resolve(); }, 10)) };
+  later.agents.set('agent-2', agent as unknown as Parameters<typeof later.agents.set>[1]);
+  await expect(later.idle()).resolves.toBeUndefined();
+  expect(agent.status).toBe('completed');
 });

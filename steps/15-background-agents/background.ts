@@ -87,8 +87,13 @@ export class Background {
   async idle(): Promise<void> {
     let running = [...this.agents.values()].filter((a) => a.status === 'running');
     while (running.length > 0) {
-      await Promise.all(running.map((a) => a.done));
+      const awaited = new Set(running.map((a) => a.done));
+      await Promise.all(awaited);
       running = [...this.agents.values()].filter((a) => a.status === 'running');
+      // Still running on a run that has ended: nothing will ever change it, and this loop
+      // would spin on settled promises, never letting anything else run. Said instead.
+      const stuck = running.find((a) => awaited.has(a.done));
+      if (stuck) throw new Error(`${stuck.id} is marked running, but its run has ended: only startRun starts a run (and gives it a new done)`);
     }
   }
 }
