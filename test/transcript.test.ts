@@ -6,7 +6,7 @@ import { it, expect } from 'vitest';
 import { Chalk } from 'chalk';
 import path from 'node:path';
 import { findChapter } from '../src/chapters.ts';
-import type { MockEvent } from '../src/mock/index.ts';
+import { parseScenario, type MockEvent } from '../src/mock/index.ts';
 import { ROOT, snapshotDir, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { runOnce } from './chapter-runs.ts';
 import { agentReports, canonicalOrder, renderTranscript } from '../src/runner/transcript.ts';
@@ -133,4 +133,19 @@ it('a prompt the agent sends again (its answer was dropped) is shown once, as ty
   expect(requests.map((r) => JSON.stringify(r.type === 'request' ? r.body.messages : null).includes(scenario.prompts[0]!))).toEqual([true, true]);
   const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
   expect(typed).toEqual(scenario.prompts.map((p) => `you ▸ ${p}`));
+});
+
+// …but the same prompt typed again after an answer that was kept (after /clear, the request
+// is the same bytes as the first) went over the wire twice, and is shown twice.
+it('a prompt typed again after /clear is shown again: only a lost answer makes a repeat not new', async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'typed again', prompts: ['What is 2+2?', '/clear', 'What is 2+2?'],
+    tracks: { main: { turns: [{ text: '4.' }, { text: 'Still 4.' }] } },
+  }), 'again.json');
+  const result = await runOnce({ codeDir: snapshotDir(findChapter(4)!), scenario, latencyScale: 0 });
+  const requests = result.events.filter((e) => e.type === 'request' && e.path === '/v1/messages');
+  // The agent really sent the same messages twice.
+  expect(requests.map((r) => JSON.stringify(r.type === 'request' ? r.body.messages : null))).toEqual([JSON.stringify([{ role: 'user', content: 'What is 2+2?' }]), JSON.stringify([{ role: 'user', content: 'What is 2+2?' }])]);
+  const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
+  expect(typed).toEqual(['you ▸ What is 2+2?', 'you ▸ What is 2+2?']);
 });

@@ -72,9 +72,11 @@ function lastUserBlocks(req: RequestEvent, previous?: RequestEvent): Block[] {
   const messages = messagesOf(req);
   let from = messages.length;
   while (from > 0 && messages[from - 1]!.role === 'user') from--;
-  // What the track's previous request already ended with is not new: a prompt whose answer
-  // was dropped (an empty one) goes out again with the next prompt, and a retry sends the
-  // same messages twice. Each would otherwise be shown as said again.
+  // What the track's previous request already ended with, when that request's answer was
+  // lost, is not new: a prompt whose answer was dropped (an empty one) goes out again with
+  // the next prompt, and a retry sends the same messages twice. Each would otherwise be shown
+  // as said again. (`previous` is given only then: after an answer that was kept, the same
+  // messages again are a prompt typed again, after /clear say.)
   const before = previous ? messagesOf(previous) : [];
   if (before.length > from && before.length <= messages.length && sameBytes(before, messages.slice(0, before.length))) from = before.length;
   return messages.slice(from).flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])));
@@ -252,6 +254,11 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   const counts = opts.trace ? countRequests(events) : { before: new Map<number, string[]>(), unmatched: [] };
   const seenTrack = new Set<string>();
   const previousRequest = new Map<string, RequestEvent>();
+  // A request whose answer the agent did not keep: an error (a retry follows), or an answer
+  // with nothing in it (dropped: the prompt goes out again with the next one).
+  const failedSeqs = new Set(events.flatMap((x) => (x.type === 'error' ? [x.seq] : [])));
+  const emptySeqs = new Set(events.flatMap((x) => (x.type === 'response' && x.content.every((b) => b.type === 'text' && b.text.trim() === '') ? [x.seq] : [])));
+  const answerLost = (seq: number) => failedSeqs.has(seq) || emptySeqs.has(seq);
   const lines: string[] = [];
   const say = (track: string | null, text: string) => {
     const d = track === null ? 0 : depth.get(track) ?? 1;
@@ -270,7 +277,8 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       if (e.path !== '/v1/messages' || e.track === null) continue;
       const first = !seenTrack.has(e.track);
       seenTrack.add(e.track);
-      const blocks = lastUserBlocks(e, previousRequest.get(e.track));
+      const previous = previousRequest.get(e.track);
+      const blocks = lastUserBlocks(e, previous && answerLost(previous.seq) ? previous : undefined);
       previousRequest.set(e.track, e);
       let typedShown = false;
       for (const [i, b] of blocks.entries()) {
