@@ -5,6 +5,7 @@
 // asks), and git runs what that file says.
 
 import { it, expect, afterEach } from 'vitest';
+import { Chalk } from 'chalk';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { decide as decide16 } from '../steps/16-worktree-isolation/permissions.t
 import type { LoopConfig } from '../steps/16-worktree-isolation/types.ts';
 import { parseScenario } from '../src/mock/index.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
+import { renderTranscript } from '../src/runner/transcript.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 
 const made: string[] = [];
@@ -51,4 +53,7 @@ it('a scripted yes to a question that hid what it asks about is a no: the comman
   expect(r.asked?.map((q) => [q.tool, q.allow])).toEqual([['run_shell', false]]);
   expect(existsSync(path.join(r.workspace, 'made.txt'))).toBe(false);
   expect(r.ok).toBe(false);
+  // The transcript says whose no it was: not the scenario's, which said yes.
+  const shown = renderTranscript(r.events, { color: new Chalk({ level: 0 }), scenario, asked: r.asked }).filter((l) => l.includes('? allow '));
+  expect(shown).toEqual(['main ? allow run: echo made > made.txt? no (the runner\'s: the question did not show "rm -rf build")']);
 });

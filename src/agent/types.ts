@@ -160,10 +160,10 @@ export interface PermissionQuestion {
 /** The session's permission settings; sub-agents share the parent's. */
 //<
 //> 14-14 permissions-doc-narrowed
-/** The session's permission settings. A sub-agent gets the parent's, or a copy narrowed to what the parent allows (agents.ts, withMode). */
+/** The session's permission settings. A sub-agent gets the parent's, or a copy in the stricter mode its agent file names (agents.ts, withMode). */
 //<
 //> 15 permissions-doc-background
-/** The session's permission settings. A sub-agent never gets more than its parent: a copy narrowed by its agent file (withMode), and, in the background, by the session as it is at each call (narrowedGate). */
+/** The session's permission settings. A sub-agent never gets more than its parent: the parent's, or a copy in the stricter mode its agent file names (withMode); in the background, narrowed again at each call to the session's (narrowedGate). */
 //<
 export interface Permissions {
   mode: PermissionMode;

@@ -187,19 +187,19 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const asked: AskedQuestion[] = [];
   const ask = async (question: { tool: string; input?: unknown; summary?: string }): Promise<boolean> => {
     const next = answers.shift();
-    const answer = (allow: boolean) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, allow }); return allow; };
+    const answer = (allow: boolean, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, allow, refusedBecause }); return allow; };
     if (!next) {
       problems.push(`the agent asked permission for ${question.tool}, but the scenario has no answer left`);
-      return answer(false);
+      return answer(false, 'no answer left');
     }
     if (next.tool !== question.tool) {
       problems.push(`the agent asked permission for ${question.tool}, but the next scripted answer is for ${next.tool}`);
-      return answer(false);
+      return answer(false, `the next answer is for ${next.tool}`);
     }
     // A person answers what the question shows: a yes to a plan or a command it hid is no yes.
     if (next.shows !== undefined && !(question.summary ?? '').includes(next.shows)) {
       problems.push(`the agent asked permission for ${question.tool} without showing ${JSON.stringify(next.shows)} (the question said: ${JSON.stringify((question.summary ?? '').slice(0, 120))})`);
-      return answer(false);
+      return answer(false, `the question did not show ${JSON.stringify(next.shows)}`);
     }
     return answer(next.allow);
   };

@@ -20,7 +20,11 @@ export interface TranscriptOptions {
   asked?: AskedQuestion[];
 }
 
-export interface AskedQuestion { tool: string; input: unknown; summary?: string; allow: boolean }
+export interface AskedQuestion {
+  tool: string; input: unknown; summary?: string; allow: boolean;
+  /** Set when the runner answered no itself, not the scenario: why (no answer left, one for another tool, a question that hid what its answer shows). */
+  refusedBecause?: string;
+}
 
 /**
  * A control character (ESC begins a terminal's colour codes), or a format character: a bidi
@@ -337,7 +341,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           const q = unasked.findIndex((a) => a.tool === b.name && JSON.stringify(a.input) === JSON.stringify(b.input));
           if (q >= 0) {
             const [a] = unasked.splice(q, 1);
-            say(r.track, `${who(r.track)} ${c.yellow('?')} allow ${a!.summary ?? a!.tool}? ${a!.allow ? c.green('yes') : c.red('no')} ${c.dim('(the scenario\'s answer)')}`);
+            say(r.track, `${who(r.track)} ${c.yellow('?')} allow ${a!.summary ?? a!.tool}? ${a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
           }
         }
       }

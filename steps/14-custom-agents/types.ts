@@ -91,7 +91,7 @@ export interface PermissionQuestion {
   summary: string;
 }
 
-/** The session's permission settings. A sub-agent gets the parent's, or a copy narrowed to what the parent allows (agents.ts, withMode). */
+/** The session's permission settings. A sub-agent gets the parent's, or a copy in the stricter mode its agent file names (agents.ts, withMode). */
 export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is

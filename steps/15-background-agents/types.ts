@@ -98,7 +98,7 @@ export interface PermissionQuestion {
   summary: string;
 }
 
-/** The session's permission settings. A sub-agent never gets more than its parent: a copy narrowed by its agent file (withMode), and, in the background, by the session as it is at each call (narrowedGate). */
+/** The session's permission settings. A sub-agent never gets more than its parent: the parent's, or a copy in the stricter mode its agent file names (withMode); in the background, narrowed again at each call to the session's (narrowedGate). */
 export interface Permissions {
   mode: PermissionMode;
   /** Absent: nobody can answer (a script, a pipe), so a call that needs a yes is refused; so is
