@@ -128,7 +128,7 @@ it('a worktree git was told to put outside the temp folder is removed at the end
 it('a branch or worktrees check without "git": true is refused when the scenario loads', () => {
   expect(() => scenario({ git: undefined, expect: [{ name: 'x', worktrees: { count: 0 } }] })).toThrow(ScenarioError);
   expect(() => scenario({ git: undefined, expect: [{ name: 'x', branch: { name: 'main' } }] }))
-    .toThrow('git.json: $.expect[0].branch: a branch check reads the workspace\'s git repository: set "git": true at the top of the scenario');
+    .toThrow('git.json: $.expect[0].branch: a branch check reads the workspace\'s git repository: set "git": true (or "detached") at the top of the scenario');
   expect(() => scenario({ git: 'yes' })).toThrow('git.json: $.git: expected true or false');
   expect(() => scenario({ git: 'detached', files: { '.git/HEAD': 'ref: refs/heads/main\n' } })).toThrow('names a .git');
 });

@@ -39,9 +39,7 @@ describe('parseScenario accepts a good scenario', () => {
     expect(s.file).toBe(F);
     expect(s.tracks.explorer!.match).toEqual({ system: 'explorer' });
   });
-});
 
-describe('parseScenario accepts a good scenario', () => {
   // "detached" makes the same repository as true, HEAD aside: its branches and worktrees can be read.
   it('with branch and worktrees checks on a detached repository', () => {
     const s = parseScenario(JSON.stringify({ ...base(), git: 'detached', expect: [

@@ -79,8 +79,8 @@ export function isForkSubagentEnabled(env: Record<string, string | undefined>): 
 /** A call forks only when forks are on AND it names no type; a named type keeps chapter 11's path. */
 //<
 //> 15 takes-fork-path-named-doc
-/** A call forks when it names the fork type, or when forks are on and it names no type; any
- *  other type keeps chapter 11's path. */
+/** A call forks when it names the fork type (a coordinator's never does), or when forks are
+ *  on and it names no type; any other type keeps chapter 11's path. */
 //<
 export function takesForkPath(input: Record<string, unknown>, config: LoopConfig): boolean {
   //> 12-14 takes-fork-path

@@ -585,7 +585,7 @@ export function parseScenario(text: string, file: string): Scenario {
       const kp = child(p, kind);
       const body = object(e[kind], kp, `the ${kind} check`);
       // "detached" makes the same repository (HEAD on no branch): its branches and worktrees are there to read.
-      if (GIT_KINDS.includes(kind) && root.git !== true && root.git !== 'detached') fail(kp, `a ${kind} check reads the workspace's git repository: set "git": true at the top of the scenario`);
+      if (GIT_KINDS.includes(kind) && root.git !== true && root.git !== 'detached') fail(kp, `a ${kind} check reads the workspace's git repository: set "git": true (or "detached") at the top of the scenario`);
       const spec = EXPECTATION_KINDS[kind]!;
       fields(body, kp, Object.keys(spec));
       for (const r of REQUIRED_IN_KIND[kind]!) required(body, r, kp, `a ${kind} check needs "${r}"`);

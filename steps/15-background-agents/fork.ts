@@ -58,8 +58,8 @@ export function isForkSubagentEnabled(env: Record<string, string | undefined>): 
   return ['1', 'true', 'yes', 'on'].includes((env.CLAUDE_CODE_FORK_SUBAGENT ?? '').trim().toLowerCase());
 }
 
-/** A call forks when it names the fork type, or when forks are on and it names no type; any
- *  other type keeps chapter 11's path. */
+/** A call forks when it names the fork type (a coordinator's never does), or when forks are
+ *  on and it names no type; any other type keeps chapter 11's path. */
 export function takesForkPath(input: Record<string, unknown>, config: LoopConfig): boolean {
   // Chapter 12's trigger still holds; `subagent_type: "fork"` forks too, with or without the
   // variable, but never for a coordinator (it has workerTools): it would coordinate, not execute.
