@@ -210,6 +210,34 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     }
   }, 60_000);
 
+  // A check runs one scenario after another in one process. Code a run did not wait for (here a
+  // timer; in chapter 15, a background agent the session forgot) may write into that run's
+  // workspace after the run was over and its temp folder removed: a write that makes its folders
+  // first made the temp folder again, and it stayed after the check.
+  it('a write into a finished run\'s workspace, from code the run did not wait for, leaves nothing behind once the check ends', async () => {
+    const dir = makeProjectScratch(ROOT, 'late-');
+    try {
+      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      // Once the run is over and its folder gone, the timer writes there, and leaves a mark here.
+      const late = [
+        '  const waiting = setInterval(() => {',
+        '    if (existsSync(host.cwd)) return;',
+        '    clearInterval(waiting);',
+        '    mkdirSync(`${host.cwd}/late/by/a/timer`, { recursive: true });',
+        `    writeFileSync(${JSON.stringify(path.join(dir, 'wrote-late'))}, '');`,
+        '  }, 2);',
+      ].join('\n');
+      writeFileSync(main, `import { existsSync, mkdirSync, writeFileSync } from 'node:fs';\n${readFileSync(main, 'utf8').replace('  const session = new Session(client, host);', `  const session = new Session(client, host);\n${late}`)}`);
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
+      expect(r.stdout).toContain('passes all 3 scenarios');
+      expect(existsSync(path.join(dir, 'wrote-late')), 'the late write never happened: nothing was tested').toBe(true);
+      expect(r.left).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   // The watchdog ends the process group, but a shell command can leave it (setsid) and the
   // temp folder (cd /): only the runner's mark in its environment still ties it to the run.
   // The same command put a worktree outside the temp folder, where only the repository

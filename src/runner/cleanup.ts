@@ -38,6 +38,8 @@ type Hook = () => void | Promise<void>;
 
 interface Registry {
   paths: Set<string>;
+  /** Temp folders removed once their run ended, removed again at exit (removeAgainAtExit). */
+  gone?: Set<string>;
   children: Set<ChildProcess>;
   worktrees: Map<string, string>;   // worktree folder -> repository
   repos: Set<string>;               // repositories whose every worktree goes at exit
@@ -110,6 +112,7 @@ export async function makeTempDir(prefix: string): Promise<string> {
   // path that went through the link would be a second name for the workspace, and chapter
   // code that strips the workspace from what a command printed would miss it.
   dir = realpathSync(dir);
+  registry.gone?.delete(dir);   // the name of a folder removed before: this one is new
   registry.paths.add(dir);
   if (born !== undefined) registry.born.set(dir, born);
   return dir;
@@ -131,6 +134,17 @@ export function track(p: string): () => void {
   const abs = path.resolve(p);
   registry.paths.add(abs);
   return () => { registry.paths.delete(abs); };
+}
+
+/**
+ * A run's temp folder, removed now that its run is over, is removed once more as the process
+ * ends. Chapter code the run did not wait for (a background agent of a half-done chapter, a
+ * timer) may still write into it afterwards, and a write that makes its folders first
+ * (mkdir -p, as saving a session does) makes the temp folder again. A command that runs many
+ * chapters in one process (--check, --all, --selfcheck) outlives such a run.
+ */
+export function removeAgainAtExit(p: string): void {
+  (registry.gone ??= new Set()).add(path.resolve(p));
 }
 
 /** Forget a folder made by makeTempDir or given to track (after removing it, or to keep it). */
@@ -453,6 +467,7 @@ export function cleanupNowSync(): void {
   registry.worktrees.clear();
   registry.repos.clear();
   registry.paths.clear();
+  registry.gone?.clear();
   registry.born.clear();
 }
 
@@ -468,6 +483,7 @@ function stopEverything(signal: NodeJS.Signals): void {
   for (const repo of registry.repos) removeWorktreesOf(repo);
   for (const [dir, repo] of registry.worktrees) removeWorktree(repo, dir);
   for (const p of registry.paths) removeFolder(p);
+  for (const p of registry.gone ?? []) if (existsSync(p)) removeFolder(p);
 }
 
 /**

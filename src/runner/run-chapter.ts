@@ -6,7 +6,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
-import { makeTempDir, release, removeFolder, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
+import { makeTempDir, release, removeAgainAtExit, removeFolder, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { detachHead, makeRepository } from './git-repo.ts';
 import { loadFolder, placeInLoadedCode } from './load-folder.ts';
@@ -164,7 +164,10 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
     stopProcessesIn(tempDir);
     if (opts.scenario.git && !opts.keep) removeWorktreesOf(workspace, tempDir);
     releaseRepo();
-    if (!opts.keep) removeFolder(tempDir);
+    if (!opts.keep) {
+      removeFolder(tempDir);
+      removeAgainAtExit(tempDir);   // code the run did not wait for may write there yet
+    }
     release(tempDir);
   }
 }
