@@ -53,7 +53,7 @@ export const HELP = `usage: agent [flags] [prompt]
                            change nothing until you approve the plan
 //<
 //> 13 help-coordinator
-  --coordinator            delegate only: the main agent's one tool is agent
+  --coordinator            delegate only: the main agent's one tool for work is agent
 //<
   -h, --help               this text
 

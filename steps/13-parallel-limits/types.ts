@@ -64,7 +64,7 @@ export interface LoopConfig {
   promptParts: PromptParts; // what the main session's prompt was made of: sub-agents reuse some of it
   forkEnabled?: boolean;    // CLAUDE_CODE_FORK_SUBAGENT: an agent call without a type forks
   limits: Limits;           // the session's caps and its count of running sub-agents: one object, shared
-  workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own are only agent)
+  workerTools?: Tool[];     // coordinator mode: the tools its sub-agents choose from (its own: agent, and exit_plan_mode)
   /** How the loop answers one turn's tool calls: agent calls together, under the caps (limits.ts). */
   runCalls: (calls: Anthropic.ToolUseBlock[], config: LoopConfig) => Promise<Anthropic.ToolResultBlockParam[]>;
 }

@@ -36,7 +36,7 @@ export const HELP = `usage: agent [flags] [prompt]
                            session): ${PERMISSION_MODES.join(', ')}
   --plan                   start in plan mode (--permission-mode plan): look, plan, and
                            change nothing until you approve the plan
-  --coordinator            delegate only: the main agent's one tool is agent
+  --coordinator            delegate only: the main agent's one tool for work is agent
   -h, --help               this text
 
 Typed in a session:
