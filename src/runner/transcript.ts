@@ -4,11 +4,10 @@
 
 import type { ChalkInstance } from 'chalk';
 import type { MockEvent, RequestEvent, ResponseEvent, ErrorEvent } from '../mock/types.ts';
+import { blocksOf, type Block } from './event-log.ts';
 import { measuredRequests, resultText } from './expectations.ts';
 import { flattenRequest, type FlatBlock } from '../mock/index.ts';
 import { sameBytes } from './fork-checks.ts';
-
-type Block = Record<string, unknown>;
 
 export interface TranscriptOptions {
   color: ChalkInstance;
@@ -83,7 +82,7 @@ function lastUserBlocks(req: RequestEvent, previous?: RequestEvent): Block[] {
   // messages again are a prompt typed again, after /clear say.)
   const before = previous ? messagesOf(previous) : [];
   if (before.length > from && before.length <= messages.length && sameBytes(before, messages.slice(0, before.length))) from = before.length;
-  return messages.slice(from).flatMap((m) => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[])));
+  return messages.slice(from).flatMap(blocksOf);
 }
 
 function messagesOf(req: RequestEvent): { role: string; content: unknown }[] {
