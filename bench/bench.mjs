@@ -70,6 +70,18 @@ const args = minimist(process.argv.slice(2), {
     return !arg.startsWith('-');
   },
 });
+// What minimist takes but would read otherwise, refused as the runner refuses it
+// (src/command-line.ts): --no- before an option that cannot be turned off (--no-help ran the
+// whole bench), the plain form of one that is on already (--suite), a switch given a value
+// (--by-file=no was read as on) and a one-letter alias with two dashes (--h).
+const SWITCHES = ['help', 'by-file', 'no-suite', 'no-xray'];
+const beforeEnd = process.argv.slice(2, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
+for (const arg of beforeEnd) {
+  const [, name, value] = /^--([^=]+)(=.*)?$/.exec(arg) ?? [];
+  if (name === undefined || name === 'runs' || name === 'claude') continue;
+  if (!SWITCHES.includes(name)) unknown ??= `--${name}`;
+  else if (value !== undefined) usage(`--${name} takes no value (got ${arg})`);
+}
 if (unknown?.startsWith('--runs ')) usage(`--runs needs a positive whole number (got "${unknown.slice(7)}")`);
 if (unknown !== undefined) usage(`unknown option ${unknown}`);
 if (args.help) {

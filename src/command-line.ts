@@ -9,7 +9,11 @@
 // - a value starting with a dash (`--scenario -x.json`): minimist reads it as an option;
 // - `--no-` before an option (`--no-exercise`): minimist would set it to false (a folder
 //   named "false", a switch quietly off), unless the command line says that option may be
-//   turned off that way (`--no-latency`).
+//   turned off that way (`--no-latency`);
+// - such an option typed plainly (`--latency`): it is on already, and --help names only the
+//   `--no-` form, so a plain one is taken for a typo;
+// - a one-letter alias typed with two dashes (`--h`): minimist takes it for `-h`, which no
+//   --help lists that way.
 // And a word (a chapter, a file) is kept as typed, never read as a number.
 //
 // Not here: what each command line means, or how it says what is wrong.
@@ -53,7 +57,10 @@ export function parseCommandLine(argv: string[], opts: Omit<minimist.Opts, 'unkn
     if (name.startsWith('no-') && (switches.has(name.slice(3)) || takesValue.has(name.slice(3)))) {
       if (!(opts.negatable ?? []).includes(name.slice(3))) return { args, problem: `unknown option ${arg.split('=')[0]}` };
       name = name.slice(3);   // --no-latency
+    } else if ((opts.negatable ?? []).includes(name) && arg.startsWith('--')) {
+      return { args, problem: `unknown option ${arg.split('=')[0]} (it is on unless --no-${name})` };
     }
+    if (name.length === 1 && arg.startsWith('--')) return { args, problem: `unknown option --${name}` };
     const alias = aliases[name];
     if (typeof alias === 'string') name = alias;   // -h is --help
     const typed = arg.split('=')[0];

@@ -37,6 +37,9 @@ describe.concurrent('a command line the bench cannot take: one line, exit 2, not
   it.each([
     // A typo of --no-suite was dropped, and the whole suite ran twice.
     [['--no-sute'], 'unknown option --no-sute (see npm run bench -- --help)'],
+    // --no-help ran the whole bench; --by-file=no was read as on.
+    [['--no-help'], 'unknown option --no-help (see npm run bench -- --help)'],
+    [['--by-file=no'], '--by-file takes no value (got --by-file=no) (see npm run bench -- --help)'],
     // A bare --runs was read as one run.
     [['--runs'], '--runs needs a positive whole number (got none) (see npm run bench -- --help)'],
     [['--runs', '0'], '--runs needs a positive whole number (got "0") (see npm run bench -- --help)'],

@@ -33,6 +33,9 @@ describe('bad input: one line, exit 2', () => {
     // minimist would read --no-X as X set to false: an exercise folder named "false", a switch off.
     ['--no- before an option that takes a folder', ['11', '--no-exercise'], /^unknown option --no-exercise \(see --help\)$/m],
     ['--no- before a switch other than latency', ['11', '--no-json'], /^unknown option --no-json \(see --help\)$/m],
+    // minimist takes both, but --help names neither: --latency is on already, --h is -h.
+    ['latency turned on, as it already is', ['11', '--latency'], /^unknown option --latency \(it is on unless --no-latency\) \(see --help\)$/m],
+    ['a one-letter option with two dashes', ['11', '--h'], /^unknown option --h \(see --help\)$/m],
     ['a chapter written as another number', ['1e1'], /^unknown chapter "1e1"/],
     ['a chapter in hex', ['0x10'], /^unknown chapter "0x10"/],
     ['a model id the mock would answer with a 404', ['1', '--model', 'gpt-4o'], /^--model gpt-4o: the mock answers only model ids that start with "claude-"/],
