@@ -232,6 +232,13 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].tool_result.excludes: must not be empty (every text holds the empty text, so excludes would never hold)`],
     ['an empty list of tools to include', (s) => (s.expect = [{ name: 'x', tools: { track: 'main', include: [] } }]),
       `${F}: $.expect[0].tools.include: checks nothing: an empty list includes no tool (name the tools, or leave include out)`],
+    ['a model check naming an id the mock never answers', (s) => (s.expect = [{ name: 'x', model: { track: 'main', equals: 'gpt-4o' } }]),
+      `${F}: $.expect[0].model.equals: can never hold: "gpt-4o" is no model id the mock answers (it answers only ids starting with "claude-"), so no request can name it`],
+    // Names no environment can hold were dropped on the way to the agent, without a word.
+    ['an environment variable no shell can set', (s) => (s.env = { OK: '1', 'A=B': 'x' }),
+      `${F}: $.env["A=B"]: is not a variable name a shell can set: letters, digits and _, not starting with a digit`],
+    ['an environment variable named __proto__', (s) => (s.env = JSON.parse('{"__proto__": "x"}')),
+      `${F}: $.env.__proto__: is a name JavaScript objects treat as their prototype, so it would never reach the agent: pick another`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));

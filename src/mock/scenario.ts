@@ -129,6 +129,10 @@ function contradiction(kind: string, c: Record<string, unknown>): [field: string
     if (asked !== undefined) return [asked, `${asked} looks inside a file of the branch: give its "path"`];
   }
   if (kind === 'branch' && c.name === '') return ['name', 'no branch has an empty name'];
+  // The mock answers only Claude model ids (a 404 for any other), so a track's requests can name no other.
+  if (kind === 'model' && typeof c.equals === 'string' && !c.equals.startsWith('claude-')) {
+    return ['equals', `"${c.equals}" is no model id the mock answers (it answers only ids starting with "claude-"), so no request can name it`];
+  }
   if (kind === 'notification' && !NOTIFICATION_STATUSES.includes(c.status as string)) {
     return ['status', `a notification's status is ${NOTIFICATION_STATUSES.join(', ')}, never "${String(c.status)}"`];
   }
@@ -411,7 +415,15 @@ export function parseScenario(text: string, file: string): Scenario {
     }
     onDisk([...Object.keys(isObj(root.files) ? root.files : {}), ...Object.keys(links)], at);
   }
-  if ('env' in root) stringMap(root.env, '$.env', 'environment variables: name → value', false);
+  if ('env' in root) {
+    stringMap(root.env, '$.env', 'environment variables: name → value', false);
+    // A name no shell could set (empty, with an "=" or a space) never reached the agent's
+    // environment; nor did __proto__, which JavaScript objects on the way treat as no name.
+    for (const k of Object.keys(root.env as object)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) fail(child('$.env', k), 'is not a variable name a shell can set: letters, digits and _, not starting with a digit');
+      if (k === '__proto__') fail(child('$.env', k), 'is a name JavaScript objects treat as their prototype, so it would never reach the agent: pick another');
+    }
+  }
   if ('argv' in root) {
     if (!Array.isArray(root.argv)) fail('$.argv', `expected an array of strings (command-line flags), got ${typeName(root.argv)}`);
     (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
