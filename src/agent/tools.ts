@@ -24,21 +24,21 @@ import type { LoopConfig, Tool } from './types.ts';
 import { decide } from './permissions.ts';
 //<
 
-//> 1-5 in-workspace-unchecked
+//> 1-5 resolve-path-unchecked
 /**
  * Resolve a path the model gave against the workspace. That is all it does: "../x" and
  * "/etc/hostname" resolve too, and nothing refuses them yet. Chapter 6's permission gate
  * is the first check that a path stays in the workspace.
  */
 //<
-//> 6 in-workspace-checked
+//> 6 resolve-path-checked
 /**
  * Resolve a path the model gave against the workspace. It does not check: the permission
  * gate (permissions.ts) has already refused a path that leads outside, by its text or
  * through a symbolic link, before any tool runs.
  */
 //<
-function inWorkspace(config: LoopConfig, p: unknown): string {
+function resolvePath(config: LoopConfig, p: unknown): string {
   if (typeof p !== 'string' || p === '') throw new Error('path must be a non-empty string');
   return path.resolve(config.cwd, p);
 }
@@ -54,11 +54,11 @@ export const readFileTool: Tool = {
     },
   },
   //> 1-1 read-file-run
-  run: async (input, config) => readFile(inWorkspace(config, input.path), 'utf8'),
+  run: async (input, config) => readFile(resolvePath(config, input.path), 'utf8'),
   //<
   //> 2 read-file-run-plain
   // Not readFile: a name may stand for a named pipe, and reading one would wait for ever (plain-files.ts).
-  run: async (input, config) => readPlainFile(inWorkspace(config, input.path)),
+  run: async (input, config) => readPlainFile(resolvePath(config, input.path)),
   //<
 };
 //> 2 more-tools
@@ -74,7 +74,7 @@ export const writeFileTool: Tool = {
     },
   },
   run: async (input, config) => {
-    const file = inWorkspace(config, input.path);
+    const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
     await mkdir(path.dirname(file), { recursive: true });
     await writePlainFile(file, input.content);
@@ -94,7 +94,7 @@ export const editFileTool: Tool = {
     },
   },
   run: async (input, config) => {
-    const file = inWorkspace(config, input.path);
+    const file = resolvePath(config, input.path);
     const { old_text: oldText, new_text: newText } = input;
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
     // An empty old_text occurs everywhere and nowhere ("ab".split("") is letters): refused.
@@ -130,7 +130,7 @@ async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
       else if (entry.isFile()) files.push(path.relative(config.cwd, full).split(path.sep).join('/'));
     }
   }
-  await walk(inWorkspace(config, dir));
+  await walk(resolvePath(config, dir));
   return files.sort();
 }
 

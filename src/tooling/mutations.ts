@@ -27,7 +27,7 @@ const PROJECT_PLACE_UNCHECKED = {
 export const MUTATIONS: readonly Mutation[] = [
   // Chapter 1 · the loop
   { id: 'tool-returns-garbage', chapter: 1, caughtBy: 'demo', file: 'tools.ts',
-    find: "run: async (input, config) => readFile(inWorkspace(config, input.path), 'utf8'),",
+    find: "run: async (input, config) => readFile(resolvePath(config, input.path), 'utf8'),",
     replace: "run: async () => 'garbage',",
     breaks: 'read_file returns the real file content' },
   { id: 'results-not-fed-back', chapter: 1, caughtBy: 'demo', file: 'agent.ts',

@@ -14,7 +14,7 @@ import type { LoopConfig, Tool } from './types.ts';
  * "/etc/hostname" resolve too, and nothing refuses them yet. Chapter 6's permission gate
  * is the first check that a path stays in the workspace.
  */
-function inWorkspace(config: LoopConfig, p: unknown): string {
+function resolvePath(config: LoopConfig, p: unknown): string {
   if (typeof p !== 'string' || p === '') throw new Error('path must be a non-empty string');
   return path.resolve(config.cwd, p);
 }
@@ -29,7 +29,7 @@ export const readFileTool: Tool = {
       required: ['path'],
     },
   },
-  run: async (input, config) => readFile(inWorkspace(config, input.path), 'utf8'),
+  run: async (input, config) => readFile(resolvePath(config, input.path), 'utf8'),
 };
 
 /** Every tool this chapter knows. */

@@ -18,7 +18,7 @@ import { decide } from './permissions.ts';
  * gate (permissions.ts) has already refused a path that leads outside, by its text or
  * through a symbolic link, before any tool runs.
  */
-function inWorkspace(config: LoopConfig, p: unknown): string {
+function resolvePath(config: LoopConfig, p: unknown): string {
   if (typeof p !== 'string' || p === '') throw new Error('path must be a non-empty string');
   return path.resolve(config.cwd, p);
 }
@@ -34,7 +34,7 @@ export const readFileTool: Tool = {
     },
   },
   // Not readFile: a name may stand for a named pipe, and reading one would wait for ever (plain-files.ts).
-  run: async (input, config) => readPlainFile(inWorkspace(config, input.path)),
+  run: async (input, config) => readPlainFile(resolvePath(config, input.path)),
 };
 
 export const writeFileTool: Tool = {
@@ -48,7 +48,7 @@ export const writeFileTool: Tool = {
     },
   },
   run: async (input, config) => {
-    const file = inWorkspace(config, input.path);
+    const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
     await mkdir(path.dirname(file), { recursive: true });
     await writePlainFile(file, input.content);
@@ -67,7 +67,7 @@ export const editFileTool: Tool = {
     },
   },
   run: async (input, config) => {
-    const file = inWorkspace(config, input.path);
+    const file = resolvePath(config, input.path);
     const { old_text: oldText, new_text: newText } = input;
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
     // An empty old_text occurs everywhere and nowhere ("ab".split("") is letters): refused.
@@ -102,7 +102,7 @@ async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
       else if (entry.isFile()) files.push(path.relative(config.cwd, full).split(path.sep).join('/'));
     }
   }
-  await walk(inWorkspace(config, dir));
+  await walk(resolvePath(config, dir));
   return files.sort();
 }
 
