@@ -3,11 +3,18 @@
 // a tool, a field of the config, a command `send` handles. Not here: the loop (agent.ts).
 
 import type Anthropic from '@anthropic-ai/sdk';
+//> 1-2 session-import-types
 import type { AgentHost, LoopConfig } from './types.ts';
+//<
+//> 3-8 session-import-types-prompt
+import type { AgentHost, LoopConfig, PromptParts } from './types.ts';
+//<
+//> 9 session-import-types-skills
+import type { AgentHost, LoopConfig, PromptParts, Skill } from './types.ts';
+//<
 import { agentLoop } from './agent.ts';
 import { BASE_TOOLS } from './tools.ts';
 //> 3 session-import-prompt
-import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 //<
 //> 6 session-import-permissions
@@ -21,7 +28,6 @@ import { Ledger } from './ledger.ts';
 import { isPromptCachingDisabled } from './cache.ts';
 //<
 //> 9 session-import-skills
-import type { Skill } from './types.ts';
 import { skillCommand } from './skills.ts';
 //<
 //> 10 session-import-plan

@@ -31,7 +31,12 @@
 //<
 
 import type Anthropic from '@anthropic-ai/sdk';
+//> 11-13 subagent-import-types
 import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
+//<
+//> 14 subagent-import-types-agents
+import type { AgentFile, AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
+//<
 import { agentLoop } from './agent.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
 import { Ledger } from './ledger.ts';
@@ -46,7 +51,6 @@ import { depthRefusal } from './limits.ts';
 import { scanReport } from './scan.ts';
 //<
 //> 14 subagent-import-agents
-import type { AgentFile } from './types.ts';
 import { withMode, withSkills } from './agents.ts';
 //<
 //> 15 subagent-import-background
@@ -193,7 +197,12 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
   return allowed.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
   //<
   //> 13 tools-for-depth
+  //> 13-13 tools-for-granted-const
+  const granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  //<
+  //> 14 tools-for-granted-let
   let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  //<
   //> 15 tools-for-no-background
   // send_message and stop_agent act on the main agent's background agents: a sub-agent has none.
   granted = granted.filter((t) => !BACKGROUND_TOOLS.some((b) => b.spec.name === t.spec.name));

@@ -4,10 +4,9 @@
 // a tool, a field of the config, a command `send` handles. Not here: the loop (agent.ts).
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentHost, LoopConfig } from './types.ts';
+import type { AgentHost, LoopConfig, PromptParts } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { BASE_TOOLS } from './tools.ts';
-import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 
 /** The main agent: one conversation that lasts across prompts. */

@@ -93,7 +93,7 @@ export function toolsFor(type: AgentType, parentTools: Tool[], mayNest: boolean)
   // so it never gets the tool (nor is it in the tools Claude Code 2.1.328 sends its Explore
   // and general-purpose: the x-ray's explore.tools and general.tools).
   parentTools = parentTools.filter((t) => t.spec.name !== EXIT_PLAN_MODE);
-  let granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
+  const granted = parentTools.filter((t) => type.tools === '*' || type.tools.includes(t.spec.name));
   return mayNest ? granted : granted.filter((t) => t.spec.name !== AGENT_TOOL_NAME);
 }
 

@@ -4,16 +4,14 @@
 // a tool, a field of the config, a command `send` handles. Not here: the loop (agent.ts).
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentHost, LoopConfig } from './types.ts';
+import type { AgentHost, LoopConfig, PromptParts, Skill } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { BASE_TOOLS } from './tools.ts';
-import type { PromptParts } from './types.ts';
 import { renderSystemPrompt } from './prompt.ts';
 import { permissionMode } from './cli.ts';
 import { autoCompact, compactByHand, compactThreshold } from './context.ts';
 import { Ledger } from './ledger.ts';
 import { isPromptCachingDisabled } from './cache.ts';
-import type { Skill } from './types.ts';
 import { skillCommand } from './skills.ts';
 import { exitPlanModeTool, planCommand, remindOfPlanMode } from './plan.ts';
 import { agentCallRefusal, agentToolFor, agentTypes } from './subagent.ts';

@@ -17,7 +17,7 @@
 // parent's model reads it.
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
+import type { AgentFile, AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
 import { Ledger } from './ledger.ts';
@@ -27,7 +27,6 @@ import { errorLine } from './cli.ts';
 import { runForkCall, takesForkPath } from './fork.ts';
 import { depthRefusal } from './limits.ts';
 import { scanReport } from './scan.ts';
-import type { AgentFile } from './types.ts';
 import { withMode, withSkills } from './agents.ts';
 
 const READ_ONLY = ['read_file', 'list_files', 'grep_search'];

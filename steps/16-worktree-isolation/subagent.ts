@@ -21,7 +21,7 @@
 // sub-agent's own calls still wait for their reports.
 
 import type Anthropic from '@anthropic-ai/sdk';
-import type { AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
+import type { AgentFile, AgentType, LoopConfig, PromptParts, Tool } from './types.ts';
 import { agentLoop } from './agent.ts';
 import { AGENT_TOOL_NAME } from './tools.ts';
 import { Ledger } from './ledger.ts';
@@ -31,7 +31,6 @@ import { errorLine } from './cli.ts';
 import { runForkCall, takesForkPath } from './fork.ts';
 import { depthRefusal } from './limits.ts';
 import { scanReport } from './scan.ts';
-import type { AgentFile } from './types.ts';
 import { withMode, withSkills } from './agents.ts';
 import { BACKGROUND_TOOLS, launch } from './background.ts';
 import { createWorktree, finishWorktree, worktreeRemoved, worktreeSection } from './worktree.ts';
