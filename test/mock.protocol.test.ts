@@ -77,6 +77,16 @@ describe('POST /v1/messages', () => {
     expect(second.content).toEqual([{ type: 'text', text: 'The file says: line one' }]);
   });
 
+  // A text that would go out with the placeholder quietly empty, as if the result had been.
+  it('refuses a {{tool_result}} turn for a request whose last user message has no tool_result, as a scenario failure', async () => {
+    const m = await mock({ main: { turns: [{ text: 'The file says: {{tool_result}}' }] } });
+    const err = await client(m).messages.create(ask()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(m.failures).toHaveLength(1);
+    expect(m.failures[0]).toContain("$.tracks.main.turns[0]: {{tool_result}} in the turn's text has nothing to stand for: the request's last user message carries no tool_result");
+    expect(m.events.filter((e) => e.type === 'response')).toEqual([]);
+  });
+
   it('streams text in several deltas, and finalMessage() equals the JSON answer', async () => {
     const tracks = { main: { turns: [{ text: 'The quick brown fox jumps over the lazy dog.' }] } };
     const a = await mock(tracks);

@@ -147,5 +147,36 @@ it('a prompt typed again after /clear is shown again: only a lost answer makes a
   // The agent really sent the same messages twice.
   expect(requests.map((r) => JSON.stringify(r.type === 'request' ? r.body.messages : null))).toEqual([JSON.stringify([{ role: 'user', content: 'What is 2+2?' }]), JSON.stringify([{ role: 'user', content: 'What is 2+2?' }])]);
   const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
-  expect(typed).toEqual(['you ▸ What is 2+2?', 'you ▸ What is 2+2?']);
+  expect(typed).toEqual(['you ▸ What is 2+2?', 'you ▸ /clear (nothing sent)', 'you ▸ What is 2+2?']);
+});
+
+// /clear sends nothing, so only the conversation starting over shows where it was typed: a
+// background agent's notification woke the main agent after it, in a conversation of its own.
+it('a /clear is shown where it was typed, before the wake-up that starts the new conversation', async () => {
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/15-background-agents/clear-approval.json'));
+  const result = await runOnce({ codeDir: snapshotDir(findChapter(15)!), scenario, latencyScale: 0 });
+  const main = result.events.filter((e) => e.type === 'request' && e.track === 'main' && e.path === '/v1/messages');
+  // The wire: the wake-up request starts over, with the notification as its first message.
+  const wake = main.findIndex((r) => r.type === 'request' && JSON.stringify((r.body.messages as unknown[])[0]).includes('<task-notification>'));
+  expect(wake).toBeGreaterThan(0);
+  const lines = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario });
+  const clear = lines.indexOf('you ▸ /clear (nothing sent)');
+  expect(clear).toBeGreaterThan(lines.findIndex((l) => l.startsWith('main ▸ ')));
+  expect(lines[clear + 1]).toMatch(/^main ⇠ notification agent-1 completed/);
+});
+
+// A stopped agent continued with send_message: its new run is shown under that call, not
+// right after its first run (which its unanswered task made look like no continuation).
+it('a stopped background agent, continued, is shown after the send_message that continued it', async () => {
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/15-background-agents/later-plan.json'));
+  const result = await runOnce({ codeDir: snapshotDir(findChapter(15)!), scenario, latencyScale: 0 });
+  // The stop found the helper running (its first answer is slow), as the case means.
+  expect(result.events.some((e) => e.type === 'request' && e.track === 'main' && JSON.stringify(e.body.messages).includes('agent-1 stopped.'))).toBe(true);
+  const lines = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario });
+  const sent = lines.findIndex((l) => l.startsWith('main ⏺ send_message('));
+  const stop = lines.findIndex((l) => l.startsWith('main ⏺ stop_agent('));
+  const message = lines.indexOf('    helper message ▸ Clear notes.txt.');
+  expect(stop).toBeGreaterThan(0);
+  expect(message).toBeGreaterThan(sent);
+  expect(lines.slice(stop, sent).filter((l) => l.startsWith('    helper'))).toEqual([]);
 });

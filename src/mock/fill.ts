@@ -29,6 +29,19 @@ export function lastToolResults(body: Record<string, unknown>): string {
   return toolResultsByMessage(body)[0] ?? '';
 }
 
+/**
+ * Why a turn's `{{tool_result}}` has nothing to stand for in this request (undefined: it
+ * has): its last user message carries no tool_result (a prompt, a notification). The text
+ * would go out with the placeholder quietly empty, as if the result had been empty.
+ */
+export function emptyTextPlaceholder(turn: Turn, body: Record<string, unknown>): string | undefined {
+  if (!turn.text?.includes('{{tool_result}}')) return undefined;
+  const merged = mergeMessages(Array.isArray(body.messages) ? body.messages : []);
+  const last = merged.filter((m) => m.role === 'user').at(-1);
+  if (last?.blocks.some((b) => b.block.type === 'tool_result')) return undefined;
+  return "{{tool_result}} in the turn's text has nothing to stand for: the request's last user message carries no tool_result";
+}
+
 /** `value` with every string inside it (at any depth) passed through `change`, given its JSON path. */
 function mapStrings(value: unknown, at: string, change: (text: string, at: string) => string): unknown {
   if (typeof value === 'string') return change(value, at);

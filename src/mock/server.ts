@@ -14,7 +14,7 @@ import { inProcessFetch, type MockRequest, type MockResponse } from './in-proces
 import { messageId, requestId, toolUseId } from './ids.ts';
 import { describeRequest, route } from './route.ts';
 import { childPath } from './strict-json.ts';
-import { fillCalls, lastToolResults } from './fill.ts';
+import { emptyTextPlaceholder, fillCalls, lastToolResults } from './fill.ts';
 import { flattenRequest, outputTokens, systemText, type CountAs } from './tokens.ts';
 import type { ErrorEvent, MockEvent, RequestEvent, ResponseEvent, Scenario, Turn, Usage } from './types.ts';
 import { betasOf, unmodelledFields, validateRequest } from './validate.ts';
@@ -508,7 +508,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
     // A call whose input takes a value from the request (an id the client made up): filled
     // in now, or, when the request has no such value, refused like an unoffered call.
-    const filled = fillCalls(turn, body);
+    const filled = emptyTextPlaceholder(turn, body) ?? fillCalls(turn, body);
     if (typeof filled === 'string') {
       failures.push(`${file}: ${childPath(childPath('$.tracks', name), 'turns')}[${turnIdx}]: ${filled} (${describeRequest(body)})`);
       log(requestEvent(s, arrival, path, body, name, turnIdx));

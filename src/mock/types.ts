@@ -76,7 +76,8 @@ export interface Match {
 /** What the model "says" on one request. */
 export interface Turn {
   /** Assistant text. `{{tool_result}}` is replaced by the text of the tool_result
-   *  blocks in the request's last user message (joined with "\n"). */
+   *  blocks in the request's last user message (joined with "\n"); a request whose last
+   *  user message has none is a scenario failure (fill.ts). */
   text?: string;
   /** Tool calls, in order, after the text. Ids are generated deterministically. */
   tool_calls?: { name: string; input: Record<string, unknown> }[];

@@ -85,6 +85,17 @@ function lastUserBlocks(req: RequestEvent, previous?: RequestEvent): Block[] {
   return messages.slice(from).flatMap(blocksOf);
 }
 
+/** Whether `next` goes on with `before`'s conversation: it has as many messages at least, and
+ *  the same first one, read as blocks (a cache breakpoint, which moves from request to request,
+ *  makes a text into a block that carries it). */
+function goesOn(before: RequestEvent, next: RequestEvent): boolean {
+  const earlier = messagesOf(before);
+  const later = messagesOf(next);
+  const plain = (m: { role: string; content: unknown } | undefined) =>
+    m && JSON.stringify([m.role, blocksOf(m)], (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+  return later.length >= earlier.length && plain(later[0]) === plain(earlier[0]);
+}
+
 function messagesOf(req: RequestEvent): { role: string; content: unknown }[] {
   return (req.body.messages as { role: string; content: unknown }[] | undefined) ?? [];
 }
@@ -174,6 +185,7 @@ export function agentChildren(events: MockEvent[], agentTools: readonly string[]
  */
 export function canonicalOrder(events: MockEvent[], agentTools: readonly string[] = AGENT_TOOLS): MockEvent[] {
   const byTrack = tracksOf(events);
+  const sentMessages = sentMessagesOf(events);
   const keyOf = (e: MockEvent) => e.track ?? `#${e.seq}`;
 
   const childrenOf = agentChildren(events, agentTools);
@@ -196,10 +208,12 @@ export function canonicalOrder(events: MockEvent[], agentTools: readonly string[
   const continued = new Map<MockEvent, MockEvent[][]>();
   const showBackground = (kid: string): MockEvent[] => {
     emitted.add(kid);
-    const [first, ...later] = runsOf(byTrack.get(kid)!);
+    const [first, ...later] = runsOf(byTrack.get(kid)!, sentMessages);
     const orphans: MockEvent[] = [];
     for (const run of later) {
-      const text = lastUserBlocks(run[0] as RequestEvent).map((b) => String(b.text ?? '')).join('\n');
+      // The message is the run's last user block. A stopped agent's unanswered turn may still
+      // come before it (its task, when the stop came before any answer was kept).
+      const text = String(lastUserBlocks(run[0] as RequestEvent).at(-1)?.text ?? '');
       const by = events.find((x) => x.type === 'response' && x.seq < run[0]!.seq && x.content.some((b) => b.type === 'tool_use' && b.name === 'send_message' && b.input.message === text));
       if (by) continued.set(by, [...(continued.get(by) ?? []), run]);
       else orphans.push(...run);
@@ -229,11 +243,21 @@ export function canonicalOrder(events: MockEvent[], agentTools: readonly string[
   return out;
 }
 
-/** A track's events cut into runs: a new run starts at a request whose last user turn is new text, not tool results. */
-function runsOf(list: MockEvent[]): MockEvent[][] {
+/** The messages the log's send_message calls sent (chapter 15). */
+function sentMessagesOf(events: MockEvent[]): Set<string> {
+  return new Set(events.flatMap((x) => (x.type === 'response' ? x.content.flatMap((c) => (c.type === 'tool_use' && c.name === 'send_message' && typeof c.input.message === 'string' ? [c.input.message] : [])) : [])));
+}
+
+/**
+ * A track's events cut into runs: a new run starts at a request whose last user turn is new
+ * text, not tool results, or ends with a message send_message sent (after the results of the
+ * calls a stop left unanswered).
+ */
+function runsOf(list: MockEvent[], sentMessages: Set<string>): MockEvent[][] {
   const runs: MockEvent[][] = [];
   for (const e of list) {
-    const fresh = e.type === 'request' && e.path === '/v1/messages' && !lastUserBlocks(e).some((b) => b.type === 'tool_result');
+    const blocks = e.type === 'request' && e.path === '/v1/messages' ? lastUserBlocks(e) : undefined;
+    const fresh = blocks !== undefined && (!blocks.some((b) => b.type === 'tool_result') || sentMessages.has(String(blocks.at(-1)?.text ?? '')));
     if (runs.length === 0 || fresh) runs.push([]);
     runs.at(-1)!.push(e);
   }
@@ -272,8 +296,18 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   if (argv.length > 0) lines.push(c.dim(`(${startedWith(argv)})`));
   const prompts = opts.scenario?.prompts ?? [];
   let nextPrompt = 0;
+  // A command the agent handles itself (/clear, a /plan with nothing after it) sends nothing,
+  // so the wire shows no trace of it: each is shown where it was typed, saying so.
+  // (One that did go out, in a request no track answered, is not among them.)
+  const sentAtAll = (typed: string) => events.some((x) => x.type === 'request' && JSON.stringify(x.body.messages ?? []).includes(JSON.stringify(typed).slice(1, -1)));
+  const unsentUpTo = (end: number) => {
+    for (; nextPrompt < end; nextPrompt++) {
+      const typed = prompts[nextPrompt]!;
+      if (typed.startsWith('/') && !sentAtAll(typed)) say('main', `${c.bold.green('you')} ▸ ${flat(typed, width - 30)} ${c.dim('(nothing sent)')}`);
+    }
+  };
   const unasked = [...(opts.asked ?? [])];
-  const sentMessages = new Set(events.flatMap((x) => (x.type === 'response' ? x.content.flatMap((c) => (c.type === 'tool_use' && c.name === 'send_message' && typeof c.input.message === 'string' ? [c.input.message] : [])) : [])));
+  const sentMessages = sentMessagesOf(events);
 
   for (const e of events) {
     if (e.type === 'request') {
@@ -281,6 +315,9 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       const first = !seenTrack.has(e.track);
       seenTrack.add(e.track);
       const previous = previousRequest.get(e.track);
+      // A conversation that starts over without a prompt of its own (a wake-up after /clear):
+      // the /clear typed before it is shown here, not at the end.
+      if (e.track === 'main' && previous !== undefined && prompts[nextPrompt] === '/clear' && !goesOn(previous, e)) unsentUpTo(nextPrompt + 1);
       const blocks = lastUserBlocks(e, previous && answerLost(previous.seq) ? previous : undefined);
       previousRequest.set(e.track, e);
       let typedShown = false;
@@ -310,8 +347,10 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           if (e.track === 'main' && !typedShown && prompts.length > nextPrompt) {
             typedShown = true;
             const j = prompts.findIndex((p, k) => k >= nextPrompt && p.trim() !== '' && text.includes(p.trim()));
-            if (j >= 0) nextPrompt = j + 1;
-            else if (prompts[nextPrompt]!.startsWith('/')) {
+            if (j >= 0) {
+              unsentUpTo(j);
+              nextPrompt = j + 1;
+            } else if (prompts[nextPrompt]!.startsWith('/')) {
               say(e.track, `${label} ▸ ${flat(prompts[nextPrompt++]!, width - 12)}`);
               say(e.track, `${c.dim('  sent as')} ▸ ${flat(own, width - 20)}`);
               continue;
@@ -359,6 +398,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       say(err.track, c.red(`✖ ${kind}: ${err.status} ${err.error_type}: ${flat(err.message, width - 40)}`));
     }
   }
+  unsentUpTo(prompts.length);
   if (counts.unmatched.length > 0) lines.push(c.gray(`  (count_tokens requests ${counts.unmatched.join(', ')}: no model request followed with the same messages)`));
   return lines;
 }
