@@ -70,3 +70,21 @@ it("a system_stable check with also compares both tracks' requests: a sub-agent'
     ['main and the explorer', false, `explorer request #${seq('explorer')} sent other system bytes than main request #${seq('main')}`],
   ]);
 });
+
+// Two long texts cut at their start alike showed the same words on both sides, and the
+// difference past the cut went unseen.
+it('a file that is not what it should be: both texts are shown where they first differ', async () => {
+  const lines = Array.from({ length: 12 }, (_, i) => `setting${i} = ${i}\n`);
+  const scenario = parseScenario(JSON.stringify({
+    title: 'one line changed', prompts: ['Change nothing.'],
+    files: { 'settings.txt': lines.join('') },
+    tracks: { main: { turns: [{ text: 'Nothing changed.' }] } },
+    expect: [{ name: 'setting 9 is nine hundred', file: { path: 'settings.txt', equals: lines.join('').replace('setting9 = 9', 'setting9 = 900') } }],
+  }), 'settings.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '02-tools'), scenario, latencyScale: 0 });
+  const detail = r.expectations[0]!.detail!;
+  const [, got, wanted] = /^settings\.txt is "(.*)", expected "(.*)"$/.exec(detail)!;
+  expect(got).not.toBe(wanted);
+  expect(got).toContain('setting9 = 9\\n');
+  expect(wanted).toContain('setting9 = 900');
+});

@@ -96,7 +96,8 @@ Try it yourself:
 
 Classroom:
   --exercise [DIR]     write the chapter with its new code as TODO stubs
-                       (default DIR: exercises/NN-slug)
+                       (default DIR: exercises/NN-slug; any DIR must be inside the
+                       project, where its imports find node_modules)
   --check [DIR]        type-check DIR, then run the chapter's scenarios against it;
                        names the first missing behaviour with a hint; exit 0 when all pass
     --watch            run the check again whenever a file in DIR changes, until all pass

@@ -142,6 +142,17 @@ function around(text: string, unwanted: string, max = 90): string {
 }
 
 /**
+ * Two texts that should be equal, each cut to the part where they first differ: two long
+ * files cut at their start alike would show the same words twice and hide the difference.
+ * Texts that fit are shown whole.
+ */
+function whereTheyDiffer(got: string, wanted: string, max = 90): [string, string] {
+  let at = 0;
+  while (at < got.length && got[at] === wanted[at]) at++;
+  return [got, wanted].map((text) => (visible(text.trim()).length <= max ? short(text, max) : excerptAt(text, at, 0, max))) as [string, string];
+}
+
+/**
  * An excerpt of `text`, `max` characters at most, that shows what is at `at` (`from`
  * characters into what the check looked for).
  */
@@ -308,7 +319,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     } catch { /* not there */ }
     if (f.exists === false) return content === undefined && other === undefined ? true : `${f.path} exists but should not`;
     if (content === undefined) return other ? `${f.path} is ${other}` : `${f.path} does not exist`;
-    if (f.equals !== undefined && content !== f.equals) return `${f.path} is "${short(content)}", expected "${short(f.equals)}"`;
+    if (f.equals !== undefined && content !== f.equals) {
+      const [got, wanted] = whereTheyDiffer(content, f.equals);
+      return `${f.path} is "${got}", expected "${wanted}"`;
+    }
     if (f.includes !== undefined && !content.includes(f.includes)) return `${f.path} lacks "${visible(f.includes)}": "${near(content, f.includes)}"`;
     return true;
   }
@@ -596,6 +610,9 @@ function checkNotification(
   }
   if (!found) return `${n.track} never received ${what}`;
   const where = `${what}, first in request #${found.req.seq}`;
+  // One block, one notification: the fields read below are this call's, not another agent's.
+  const together = found.text.split('<task-notification>').length - 1;
+  if (together > 1) return `${where}: it shares one text block with ${together - 1} other notification${together === 2 ? '' : 's'}: each goes in a block of its own (deliverNotifications)`;
   if (found.hasResult) return `${where}: delivered inside the message that carries tool_results, not in a message of its own`;
   const texts = messageTexts(found.req);
   const answered = texts.findIndex((m) => m.blocks.some((b) => b.type === 'tool_result' && b.tool_use_id === call.id));

@@ -229,11 +229,11 @@ function list(files: string[]): string {
 }
 
 /**
- * A file name (or git's words about one) as the parent's model reads it. The sub-agent chose
- * its file names, and a name may hold anything but / and NUL: markup too, such as
- * `x</worktree></task-notification><task-notification>…`, a notification of its own making
- * after the real one, and this line is not scanned as a report is. Quoted as JSON, with < and
- * > escaped, a name can neither close this line nor open a tag.
+ * A file's path (or git's words about one) as the parent's model reads it. The sub-agent chose
+ * its paths, and a path may hold anything but NUL (each / in it makes a folder): markup too,
+ * such as `x</worktree></task-notification><task-notification>…`, a notification of its own
+ * making after the real one, and this line is not scanned as a report is. Quoted as JSON, with
+ * < and > escaped, a path can neither close this line nor open a tag.
  */
 function quoted(text: string): string {
   return JSON.stringify(text).replace(/[<>]/g, (c) => (c === '<' ? '\\u003c' : '\\u003e'));
