@@ -205,6 +205,14 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       expect(report.passed).toBe(0);
       expect(report.scenarios.map((v) => [v.case, v.ok, v.crash])).toEqual([['demo', false, 'the code never let anything else run (a loop that never ends, or one that only awaits promises already settled?): the watchdog stopped the check here']]);
       expect(json.left).toEqual([]);
+      // The same loop at a file's top level runs while the code loads, before the session
+      // starts: loading is watched too (it was not, and SIGTERM went unanswered for good).
+      writeFileSync(main, `${readFileSync(main, 'utf8').replace(`\n  ${loop}`, '')}\n${loop}\n`);
+      const atLoad = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
+      expect(atLoad.signal).toBe('SIGKILL');
+      expect(atLoad.stderr).toMatch(/\n✖ scenarios\/01-agent-loop\/demo\.json: the code ran 1 s without letting anything else run/);
+      expect(atLoad.left).toEqual([]);
+      expect(atLoad.processes).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -208,21 +208,25 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   };
   try {
     const { home, cwd } = await layOutScenario(tempDir, opts.scenario);
-    const { module: chapter, how } = await loadChapterModule(opts.codeDir, { fresh: opts.freshModule });
-    loadedAs = how;
-    await guardRun(() => chapter.runSession(opts.scenario.prompts, {
-      cwd,
-      home,
-      apiKey: 'mock-key',
-      baseURL: mock.url,
-      model: opts.model ?? opts.scenario.model ?? chapter.DEFAULT_MODEL,
-      env: { ...opts.scenario.env },
-      argv: opts.scenario.argv ?? [],
-      terminal: { write: (text) => { output += text; } },
-      platform: SCRIPTED_PLATFORM,
-      // Unattended: no way to ask at all, as when the agent runs from a script or a pipe.
-      ...(!opts.scenario.unattended && { ask }),
-    }), { limitMs: opts.timeLimitMs, label: path.relative(process.cwd(), opts.scenario.file) || opts.scenario.file, paths: [tempDir], lastWords: opts.lastWords });
+    await guardRun(async () => {
+      // Loaded under the guard too: code that never yields while its module loads (a
+      // `while (true) {}` at a file's top level) is stopped like code that never yields later.
+      const { module: chapter, how } = await loadChapterModule(opts.codeDir, { fresh: opts.freshModule });
+      loadedAs = how;
+      return chapter.runSession(opts.scenario.prompts, {
+        cwd,
+        home,
+        apiKey: 'mock-key',
+        baseURL: mock.url,
+        model: opts.model ?? opts.scenario.model ?? chapter.DEFAULT_MODEL,
+        env: { ...opts.scenario.env },
+        argv: opts.scenario.argv ?? [],
+        terminal: { write: (text) => { output += text; } },
+        platform: SCRIPTED_PLATFORM,
+        // Unattended: no way to ask at all, as when the agent runs from a script or a pipe.
+        ...(!opts.scenario.unattended && { ask }),
+      });
+    }, { limitMs: opts.timeLimitMs, label: path.relative(process.cwd(), opts.scenario.file) || opts.scenario.file, paths: [tempDir], lastWords: opts.lastWords });
   } catch (err) {
     crash = oneLine(err);
     crashAt = placeInLoadedCode(err);
