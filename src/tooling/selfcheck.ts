@@ -197,8 +197,8 @@ interface Job {
 
 export async function runSelfcheck(root: string, print: (line: string) => void = console.log, o: SelfcheckOptions = {}): Promise<number> {
   // A TMPDIR the runner refuses fails every run alike: said once, as the runner says it (a
-  // SetupError: one line, exit 2), not as some 400 "could not apply" verdicts ending in
-  // "0/213 mutations caught", as if the suite caught nothing.
+  // SetupError: one line, exit 2), not as hundreds of "could not apply" verdicts ending in
+  // "0/N mutations caught", as if the suite caught nothing.
   await checkScratchRoot('subagents-selfcheck-');
   const sources = await loadAgentSources(root);
   const jobs: Job[] = [
