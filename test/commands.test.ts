@@ -601,6 +601,8 @@ describe.concurrent('npm run mock', () => {
       [[demo, '--port', '0x50'], '--port: expected a port number, got "0x50"'],
       [[demo, '--port', '-1'], '--port -1: a value starting with - is read as an option (and a negative number fits no option here) (see mock --help)'],
       [[demo, 'scenarios/01-agent-loop/demo.json'], `one scenario at a time (got ${demo} scenarios/01-agent-loop/demo.json)`],
+      // Appended to, the scenario would no longer load (written as another path to the same file).
+      [[demo, '--log', `./${demo}`], `--log ./${demo}: is the scenario being served: the log would be appended to it`],
     ] as const) {
       const r = await runInProcess(['mock', ...argv]);
       expect(r.code).toBe(2);

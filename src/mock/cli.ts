@@ -88,6 +88,16 @@ function whyNotWritable(file: string): string | undefined {
   return undefined;
 }
 
+/** Whether `a` and `b` are one file (a link, or another spelling of the path, included). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;   // one of them is not there yet: not the same file
+  }
+}
+
 /**
  * Serves the scenario until the process is stopped. `onStop` registers what to do then:
  * close the mock and list the failures it saw (the runner's exit handlers run it on
@@ -126,7 +136,9 @@ export async function runMock(argv: string[], onStop: (fn: () => Promise<void>) 
     }
   }
   if (args.log !== undefined) {
-    const problem = args.log === '' ? 'needs a value' : whyNotWritable(args.log);
+    // The scenario itself would be appended to, and no longer load.
+    const same = args.log !== '' && sameFile(args.log, file);
+    const problem = args.log === '' ? 'needs a value' : same ? 'is the scenario being served: the log would be appended to it' : whyNotWritable(args.log);
     if (problem) {
       console.error(`--log${args.log === '' ? '' : ` ${args.log}:`} ${problem}`);
       return 2;

@@ -38,6 +38,9 @@ const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 /** The longest latency_ms or idle_ms a turn may ask for: ten minutes. (Node's timers
  *  cannot wait more than about 24.8 days; long before that, no demo means it.) */
 export const MAX_WAIT_MS = 10 * 60_000;
+/** The longest retry-after a 429 or 5xx may give, in seconds: the SDK waits it out for real
+ *  before its retry, and the runner stops a run after a minute (run-guard.ts). */
+const MAX_RETRY_AFTER_S = 30;
 /** The longest name one path component may have, in UTF-8 bytes (ext4, APFS, NTFS). */
 const MAX_NAME_BYTES = 255;
 /** The longest relative path accepted, in UTF-8 bytes: a run's temp folder comes in front. */
@@ -317,10 +320,13 @@ export function parseScenario(text: string, file: string): Scenario {
   const boolean = (v: unknown, path: string, what: string): void => {
     if (typeof v !== 'boolean') fail(path, `expected true or false (${what}), got ${typeName(v)}`);
   };
-  const count = (v: unknown, path: string, what: string, min: number): void => {
+  // Past MAX_SAFE_INTEGER a number is no longer exact (9007199254740993 reads as …992), and
+  // 1e300 is "whole" too: neither is a count anything here means.
+  const count = (v: unknown, path: string, what: string, min: number, max = Number.MAX_SAFE_INTEGER): void => {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
       fail(path, `expected a whole number ≥ ${min} (${what}), got ${shown(v)}`);
     }
+    if ((v as number) > max) fail(path, `expected a whole number from ${min} to ${max} (${what}), got ${shown(v)}`);
   };
   const stringMap = (v: unknown, path: string, what: string, paths: boolean): void => {
     const o = object(v, path, what);
@@ -566,7 +572,7 @@ export function parseScenario(text: string, file: string): Scenario {
       }
       if ('type' in e) nonEmpty(e.type, `${ep}.type`, 'the API error type');
       if ('message' in e) string(e.message, `${ep}.message`, 'the error message');
-      if ('retry_after' in e) count(e.retry_after, `${ep}.retry_after`, 'seconds for the retry-after header', 0);
+      if ('retry_after' in e) count(e.retry_after, `${ep}.retry_after`, 'seconds for the retry-after header, which the SDK really waits before its retry', 0, MAX_RETRY_AFTER_S);
       if ('mid_stream' in e) boolean(e.mid_stream, `${ep}.mid_stream`, 'fail after the stream started');
     }
   }

@@ -9,8 +9,11 @@
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
-/** `check` prints one check and returns its exit code (0 when every scenario passes). */
-export async function watchExercise(dir: string, label: string, check: () => Promise<number>, out: NodeJS.WriteStream = process.stdout): Promise<number> {
+/**
+ * `check` prints one check and returns its exit code (0 when every scenario passes). What
+ * ends the watch or a round as an error (a folder gone, a check that threw) goes to `err`.
+ */
+export async function watchExercise(dir: string, label: string, check: () => Promise<number>, out: NodeJS.WriteStream = process.stdout, err: { write(text: string): unknown } = process.stderr): Promise<number> {
   const clear = () => { if (out.isTTY) out.write('\x1b[2J\x1b[3J\x1b[H'); };
   let running: Promise<number> | undefined;
   let again = false;
@@ -31,12 +34,12 @@ export async function watchExercise(dir: string, label: string, check: () => Pro
     if (running) { again = true; return; }
     // A folder removed or moved away sends no more changes: nothing left to wait for.
     if (!existsSync(path.join(dir, 'main.ts'))) {
-      out.write(`${label}: its main.ts is gone (the folder was removed or moved); stopped watching\n`);
+      err.write(`${label}: its main.ts is gone (the folder was removed or moved); stopped watching\n`);
       return stop(2);
     }
     clear();
-    running = check().catch((err: unknown) => {
-      out.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    running = check().catch((thrown: unknown) => {
+      err.write(`${thrown instanceof Error ? thrown.message : String(thrown)}\n`);
       return 1;
     });
     const code = await running;
