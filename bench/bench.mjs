@@ -17,7 +17,7 @@
 //                                 own, and that of the processes it started (Linux)
 
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,7 @@ machines, or two busy moments, compare.
   CHAPTER ...       only these chapters' demos (default: every written chapter); each
                     also with --no-latency where its scenario waits on purpose; the
                     exercise check uses chapter 11, else the first one given
-  --runs N          runs of each demo; the median is shown (default 7)
+  --runs N          runs of each demo, 1 to 1000; the median is shown (default 7)
   --no-suite        skip npm test and the self-check (each timed twice: nothing kept,
                     then with what the first run kept)
   --claude PATH     also time a whole x-ray of that Claude Code (default: XRAY_CLAUDE,
@@ -49,7 +49,8 @@ machines, or two busy moments, compare.
 
 Exit codes: 0 measured; 1 a measured command failed (what it said is shown); 2 a command
 line it cannot take (said before anything is measured); 130, 143 or 129 stopped by Ctrl-C,
-SIGTERM or SIGHUP, with what it started stopped and its folders removed.`;
+SIGTERM or SIGHUP, and 141 when its reader goes away (| head), with what it started
+stopped and its folders removed.`;
 
 /** A command line the bench cannot take: one line, exit 2, before anything is measured. */
 function usage(line) {
@@ -89,13 +90,17 @@ if (args.help) {
   process.exit(0);
 }
 for (const o of ['runs', 'claude']) if (Array.isArray(args[o])) usage(`--${o} given twice`);
+// A median of more than a thousand runs would take hours: a typo, not a wish.
 if (!/^\d+$/.test(String(args.runs)) || Number(args.runs) < 1) usage(`--runs needs a positive whole number (got ${args.runs === '' ? 'none' : `"${args.runs}"`})`);
+if (Number(args.runs) > 1000) usage(`--runs ${args.runs}: at most 1000 runs of each demo`);
 const runs = Number(args.runs);
 if ('claude' in args && (typeof args.claude !== 'string' || args.claude === '')) usage('--claude needs a path');
 if (args.claude && !args.xray) usage('--claude and --no-xray do not go together');
 // Said now, not when the x-ray's turn comes at the very end.
 const claudeFile = args.claude ? statSync(args.claude, { throwIfNoEntry: false }) : undefined;
 if (args.claude && !claudeFile?.isFile()) usage(`--claude ${args.claude}: ${claudeFile ? 'not a file' : 'no such file'}`);
+const runnable = (file) => { try { accessSync(file, constants.X_OK); return true; } catch { return false; } };
+if (args.claude && !runnable(args.claude)) usage(`--claude ${args.claude}: not an executable file`);
 if (args['by-file'] && process.argv.length > 3) usage('--by-file runs the suite alone: it takes no chapter or other option');
 
 // Interrupted (Ctrl-C, SIGTERM, SIGHUP), the bench leaves nothing behind: what it runs is
@@ -114,7 +119,7 @@ process.on('exit', () => {
   for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
   removeEmptyHolders();
 });
-for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 })) {
+for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141 })) {
   process.on(signal, async () => {
     const children = [...running];
     for (const child of children) child.kill(signal);
@@ -124,6 +129,12 @@ for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP:
     process.exit(code);
   });
 }
+// A reader that went away (`| head`): nobody reads what is left to measure. The bench ends
+// as when stopped, its commands and folders gone, with no word (there is nowhere to say it).
+process.stdout.on('error', (err) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.emit('SIGPIPE');
+});
 // A failed command (a chapter's demo, the suite) ends the bench with what it said, not with
 // the bench's own stack trace.
 process.on('uncaughtException', (err) => {
@@ -194,6 +205,8 @@ if (listing.status !== 0) {
 const CHAPTERS_WRITTEN = listing.stdout.split('\n').filter((l) => l.trim() && !l.includes('(not written yet)')).map((l) => Number(/^\D*(\d+)/.exec(l)?.[1])).filter(Number.isInteger);
 const unwritten = args._.find((c) => !/^\d+$/.test(c) || !CHAPTERS_WRITTEN.includes(Number(c)));
 if (unwritten !== undefined) usage(`unknown chapter "${unwritten}": the chapters written are ${CHAPTERS_WRITTEN.join(', ')}`);
+const twice = args._.find((c, i) => args._.findIndex((d) => Number(d) === Number(c)) !== i);
+if (twice !== undefined) usage(`chapter ${Number(twice)} given twice`);
 const chapters = args._.length ? args._.map(Number) : CHAPTERS_WRITTEN;
 
 /**

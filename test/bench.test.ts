@@ -46,6 +46,9 @@ describe.concurrent('a command line the bench cannot take: one line, exit 2, not
     // A chapter that is not written failed with a stack trace, after the speed markers.
     [['99'], `unknown chapter "99": the chapters written are ${WRITTEN_CHAPTERS.map((c) => c.n).join(', ')} (see npm run bench -- --help)`],
     [['--by-file', '11'], '--by-file runs the suite alone: it takes no chapter or other option (see npm run bench -- --help)'],
+    // A typo of a number ran for hours; a chapter twice measured it twice.
+    [['--runs', '99999999999999999999'], '--runs 99999999999999999999: at most 1000 runs of each demo (see npm run bench -- --help)'],
+    [['11', '11'], 'chapter 11 given twice (see npm run bench -- --help)'],
   ])('%j', async (args, line) => {
     const r = await sh(process.execPath, [BENCH, ...args]);
     expect(r.err).toBe(`${line}\n`);
@@ -88,6 +91,29 @@ describe('the bench stopped', () => {
       await sleep(100);   // a child that has just exited may take a moment to leave the process table
       expect(groupCommands(bench.pid!)).toEqual([]);
       expect(existsSync(path.join(ROOT, copy!))).toBe(false);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  // `npm run bench | head`: the reader gone, the bench failed on EPIPE with a line of its own,
+  // exit 1, as if a command had failed, and went on measuring for nobody until then.
+  it.runIf(linux)('a reader that goes away (| head): exit 141, as a shell shows a closed pipe, its children stopped, its folders gone', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'bench-test-'));
+    try {
+      const bench = tracked(spawn(process.execPath, [BENCH, '1', '--runs', '1', '--no-suite', '--no-xray'], {
+        cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...WORKER_ENV, TMPDIR: tmp, NO_COLOR: '1' },
+      }), 'bench', { group: true });
+      let stderr = '';
+      bench.stderr.on('data', (d) => { stderr += String(d); });
+      const exited = new Promise<number | string | null>((resolve) => bench.once('exit', (code, signal) => resolve(code ?? signal)));
+      await new Promise((resolve) => bench.stdout.once('data', resolve));   // its first line, as head -1 reads it
+      bench.stdout.destroy();
+      expect(await exited).toBe(141);
+      expect(stderr).toBe('');
+      await sleep(100);
+      expect(groupCommands(bench.pid!)).toEqual([]);
       expect(readdirSync(tmp)).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

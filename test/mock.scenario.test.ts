@@ -237,7 +237,7 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     // The SDK waits a retry-after out for real: a day's wait timed the run out, blamed on the agent.
     ['a retry-after longer than half a minute', (s) => (s.tracks.main.turns[0] = { error: { status: 429, retry_after: 100000 } } as never),
       `${F}: $.tracks.main.turns[0].error.retry_after: expected a whole number from 0 to 30 (seconds for the retry-after header, which the SDK really waits before its retry), got 100000`],
-    ['a count no number holds exactly', (s) => (s.tracks.main.turns[0]!.usage = { output_tokens: 1e300 }),
+    ['a count no number holds exactly', (s) => ((s.tracks.main.turns[0] as Record<string, unknown>).usage = { output_tokens: 1e300 }),
       `${F}: $.tracks.main.turns[0].usage.output_tokens: expected a whole number from 1 to 9007199254740991 (output tokens to report), got 1e+300`],
     // Names no environment can hold were dropped on the way to the agent, without a word.
     ['an environment variable no shell can set', (s) => (s.env = { OK: '1', 'A=B': 'x' }),
