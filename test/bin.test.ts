@@ -164,6 +164,21 @@ it("an API nobody listens at: the line says what the network said, not only the 
   expect(r.exitCode).toBe(1);
 });
 
+// The SDK said only "Invalid URL", at the first request. Chapter 4 (before its loopback rule,
+// which would blame the missing gate) and chapter 6 (after it) alike.
+// @ts-expect-error: the same
+const binBadUrl4 = () => import('../steps/04-cli-sessions/bin.ts?bad-url');
+// @ts-expect-error: the same
+const binBadUrl6 = () => import('../steps/06-permissions/bin.ts?bad-url');
+it('an ANTHROPIC_BASE_URL that is no http(s) address: one line naming it, exit 1, nothing sent', async () => {
+  for (const bin of [binBadUrl4, binBadUrl6]) {
+    const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), bin, { ANTHROPIC_BASE_URL: 'notaurl' });
+    expect(r.err).toBe('ANTHROPIC_BASE_URL=notaurl: not an http:// or https:// address\n');
+    expect(r.exitCode).toBe(1);
+    expect(r.sent).toEqual([]);
+  }
+});
+
 // From chapter 6, bin.ts asks the person at the terminal before a call that needs a yes, and
 // the question quotes the model's input. It asks only when stdin is a terminal, which no run
 // above has, so this one runs it in a process of its own under a pseudo-terminal made by

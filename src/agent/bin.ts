@@ -34,6 +34,12 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
 
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
+// The SDK would say only "Invalid URL", at the first request, naming neither the variable nor its value.
+const baseURL = process.env.ANTHROPIC_BASE_URL;
+if (!wantsHelp && baseURL !== undefined && baseURL !== '' && !/^https?:\/\/[^/]/i.test(baseURL)) {
+  process.stderr.write(`ANTHROPIC_BASE_URL=${baseURL}: not an http:// or https:// address\n`);
+  process.exit(1);
+}
 //> 4-5 bin-mock-only
 // No permission gate yet (chapter 6 builds it): read_file, write_file and run_shell do what
 // the model asks, on any path of this machine. A scripted model (the mock, at a loopback

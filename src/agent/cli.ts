@@ -79,7 +79,8 @@ export function parseFlags(argv: string[]): Flags {
   //! hint: unknown callback), "--print takes no value" (--NAME=… for a switch; -p=… too), "--model given twice"
   //! hint: (minimist's list), "--model needs a value" (''); an output style that is not an own key of
   //! hint: OUTPUT_STYLES or a mode not in PERMISSION_MODES, named; a --session-id that is not a plain name
-  //! hint: (letters, digits, _ and -, starting with a letter or digit), in a line naming --session-id.
+  //! hint: (letters, digits, _ and -, starting with a letter or digit), in a line naming --session-id; and
+  //! hint: --resume with --session-id: "--resume and --session-id do not go together" (a resumed session keeps its id).
   const args = minimist(argv, {
     //> 4-9 flags-boolean
     boolean: ['print', 'help'],
@@ -146,6 +147,11 @@ export function parseFlags(argv: string[]): Flags {
   // sent); a readable name like `demo` is this series' own design.
   if (flags.sessionId !== undefined && !/^[A-Za-z0-9][\w-]*$/.test(flags.sessionId)) {
     throw new Error(`--session-id "${flags.sessionId}": an id is a plain name (letters, digits, _ and -, no . or /)`);
+  }
+  // A resumed session is saved under the id it already has: a --session-id beside --resume
+  // would be dropped without a word (this series' own rule).
+  if (flags.resume !== undefined && flags.sessionId !== undefined) {
+    throw new Error('--resume and --session-id do not go together: a resumed session keeps the id it was saved under');
   }
   return flags;
   //<

@@ -22,6 +22,12 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
+// The SDK would say only "Invalid URL", at the first request, naming neither the variable nor its value.
+const baseURL = process.env.ANTHROPIC_BASE_URL;
+if (!wantsHelp && baseURL !== undefined && baseURL !== '' && !/^https?:\/\/[^/]/i.test(baseURL)) {
+  process.stderr.write(`ANTHROPIC_BASE_URL=${baseURL}: not an http:// or https:// address\n`);
+  process.exit(1);
+}
 // No permission gate yet (chapter 6 builds it): read_file, write_file and run_shell do what
 // the model asks, on any path of this machine. A scripted model (the mock, at a loopback
 // address) asks only what its scenario says; a real one could ask for anything. So until

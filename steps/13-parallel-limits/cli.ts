@@ -99,6 +99,11 @@ export function parseFlags(argv: string[]): Flags {
   if (flags.sessionId !== undefined && !/^[A-Za-z0-9][\w-]*$/.test(flags.sessionId)) {
     throw new Error(`--session-id "${flags.sessionId}": an id is a plain name (letters, digits, _ and -, no . or /)`);
   }
+  // A resumed session is saved under the id it already has: a --session-id beside --resume
+  // would be dropped without a word (this series' own rule).
+  if (flags.resume !== undefined && flags.sessionId !== undefined) {
+    throw new Error('--resume and --session-id do not go together: a resumed session keeps the id it was saved under');
+  }
   return flags;
 }
 

@@ -22,6 +22,12 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
+// The SDK would say only "Invalid URL", at the first request, naming neither the variable nor its value.
+const baseURL = process.env.ANTHROPIC_BASE_URL;
+if (!wantsHelp && baseURL !== undefined && baseURL !== '' && !/^https?:\/\/[^/]/i.test(baseURL)) {
+  process.stderr.write(`ANTHROPIC_BASE_URL=${baseURL}: not an http:// or https:// address\n`);
+  process.exit(1);
+}
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
   process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
   process.exit(1);
