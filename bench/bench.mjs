@@ -119,21 +119,26 @@ process.on('exit', () => {
   for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
   removeEmptyHolders();
 });
-for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141 })) {
-  process.on(signal, async () => {
-    const children = [...running];
-    for (const child of children) child.kill(signal);
-    const gone = children.map((c) => new Promise((resolve) => { if (c.exitCode !== null || c.signalCode !== null) resolve(); else c.once('exit', resolve); }));
-    await Promise.race([Promise.all(gone), new Promise((resolve) => { setTimeout(resolve, 5000).unref(); })]);
-    for (const child of running) child.kill('SIGKILL');
-    process.exit(code);
-  });
+let stopping = false;   // once set, no command is started any more
+/** Stop what the bench runs with `signal` (5 s to end, then SIGKILL), then exit with `code`. */
+async function stopAll(signal, code) {
+  stopping = true;
+  const children = [...running];
+  for (const child of children) child.kill(signal);
+  const gone = children.map((c) => new Promise((resolve) => { if (c.exitCode !== null || c.signalCode !== null) resolve(); else c.once('exit', resolve); }));
+  await Promise.race([Promise.all(gone), new Promise((resolve) => { setTimeout(resolve, 5000).unref(); })]);
+  for (const child of running) child.kill('SIGKILL');
+  process.exit(code);
+}
+for (const [signal, code] of Object.entries({ SIGINT: 130, SIGTERM: 143, SIGHUP: 129 })) {
+  process.on(signal, () => { void stopAll(signal, code); });
 }
 // A reader that went away (`| head`): nobody reads what is left to measure. The bench ends
 // as when stopped, its commands and folders gone, with no word (there is nowhere to say it).
+// Its commands get SIGTERM: a node child ignores SIGPIPE. Exit 141, as a shell shows a closed pipe.
 process.stdout.on('error', (err) => {
   if (err.code !== 'EPIPE') throw err;
-  process.emit('SIGPIPE');
+  if (!stopping) void stopAll('SIGTERM', 141);
 });
 // A failed command (a chapter's demo, the suite) ends the bench with what it said, not with
 // the bench's own stack trace.
@@ -156,6 +161,7 @@ function removeScratch(dir) {
 /** Runs a command to its end without holding up this process, so that a signal is heard while it runs. */
 function run(command, commandArgs, options) {
   return new Promise((resolve) => {
+    if (stopping) return;   // never settles: the bench is on its way out
     const child = spawn(command, commandArgs, options);
     running.add(child);
     let stdout = '';
@@ -293,6 +299,7 @@ if (waiting.length > 0) {
 
 /** Save a file of the watched folder `times` times; ms from each save to the watch's next verdict. */
 async function watchLatency(n, dir, rel, times) {
+  if (stopping) await new Promise(() => {});   // the bench is on its way out: start nothing
   // Grade with the chapter's last case made to fail, so the watch never stops by itself.
   const child = spawn(process.execPath, ['steps/run.mjs', String(n), '--check', rel, '--watch', '--scenario', failingScenario(n, dir)], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
   running.add(child);

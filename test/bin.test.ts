@@ -171,9 +171,10 @@ const binBadUrl4 = () => import('../steps/04-cli-sessions/bin.ts?bad-url');
 // @ts-expect-error: the same
 const binBadUrl6 = () => import('../steps/06-permissions/bin.ts?bad-url');
 it('an ANTHROPIC_BASE_URL that is no http(s) address: one line naming it, exit 1, nothing sent', async () => {
-  for (const bin of [binBadUrl4, binBadUrl6]) {
-    const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), bin, { ANTHROPIC_BASE_URL: 'notaurl' });
-    expect(r.err).toBe('ANTHROPIC_BASE_URL=notaurl: not an http:// or https:// address\n');
+  // (A port past 65535 looks like an address, but is none.)
+  for (const [bin, url] of [[binBadUrl4, 'notaurl'], [binBadUrl6, 'http://127.0.0.1:99999']] as const) {
+    const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), bin, { ANTHROPIC_BASE_URL: url });
+    expect(r.err).toBe(`ANTHROPIC_BASE_URL=${url}: not an http:// or https:// address\n`);
     expect(r.exitCode).toBe(1);
     expect(r.sent).toEqual([]);
   }

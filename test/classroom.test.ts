@@ -347,6 +347,20 @@ describe.concurrent('--check --watch, in this process', () => {
     } finally { rmSync(f.dir, { recursive: true, force: true }); }
   });
 
+  it('a round that throws: its error on stderr, and the watch goes on', async () => {
+    const f = folder();
+    try {
+      let errors = '';
+      let rounds = 0;
+      const watching = watchExercise(f.dir, 'the folder', async () => { if (++rounds === 1) throw new Error('the scenario could not be read'); return 0; }, f.out, { write: (s: string) => { errors += s; } });
+      while (!f.printed().includes('watching')) await new Promise((r) => setTimeout(r, 10));
+      expect(errors).toBe('the scenario could not be read\n');
+      writeFileSync(path.join(f.dir, 'main.ts'), '// changed\n');
+      expect(await watching).toBe(0);
+      expect(f.printed()).not.toContain('could not be read');
+    } finally { rmSync(f.dir, { recursive: true, force: true }); }
+  });
+
   it('a scenario with a mistake is refused once, exit 2, before any watching', async () => {
     const dir = halfDone([RESULT_LOST], '01-agent-loop');
     const bad = path.join(tmpdir(), `watch-bad-${process.pid}.json`);

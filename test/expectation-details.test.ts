@@ -87,4 +87,12 @@ it('a file that is not what it should be: both texts are shown where they first 
   expect(got).not.toBe(wanted);
   expect(got).toContain('setting9 = 9\\n');
   expect(wanted).toContain('setting9 = 900');
+  // A difference of a trailing line break alone is shown too, not trimmed away on both sides.
+  const newline = parseScenario(JSON.stringify({
+    title: 'a line break more', prompts: ['Change nothing.'], files: { 'a.txt': 'port = 8080\n' },
+    tracks: { main: { turns: [{ text: 'Nothing changed.' }] } },
+    expect: [{ name: 'no line break', file: { path: 'a.txt', equals: 'port = 8080' } }],
+  }), 'newline.json');
+  const n = await runChapter({ codeDir: path.join(ROOT, 'steps', '02-tools'), scenario: newline, latencyScale: 0 });
+  expect(n.expectations[0]!.detail).toBe('a.txt is "port = 8080\\n", expected "port = 8080"');
 });

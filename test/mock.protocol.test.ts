@@ -85,6 +85,11 @@ describe('POST /v1/messages', () => {
     expect(m.failures).toHaveLength(1);
     expect(m.failures[0]).toContain("$.tracks.main.turns[0]: {{tool_result}} in the turn's text has nothing to stand for: the request's last user message carries no tool_result");
     expect(m.events.filter((e) => e.type === 'response')).toEqual([]);
+    // A turn answered with an error sends no text: its placeholder has nothing to stand for, and needs nothing.
+    const erring = await mock({ main: { turns: [{ text: 'Said: {{tool_result}}', error: { status: 400 } }] } });
+    const refused = await client(erring).messages.create(ask()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(erring.failures).toEqual([]);
   });
 
   it('streams text in several deltas, and finalMessage() equals the JSON answer', async () => {

@@ -235,15 +235,15 @@ describe('parseScenario rejects mistakes with one precise line', () => {
     ['a model check naming an id the mock never answers', (s) => (s.expect = [{ name: 'x', model: { track: 'main', equals: 'gpt-4o' } }]),
       `${F}: $.expect[0].model.equals: can never hold: "gpt-4o" is no model id the mock answers (it answers only ids starting with "claude-"), so no request can name it`],
     // The SDK waits a retry-after out for real: a day's wait timed the run out, blamed on the agent.
-    ['a retry-after longer than half a minute', (s) => (s.tracks.main.turns[0] = { error: { status: 429, retry_after: 100000 } } as never),
-      `${F}: $.tracks.main.turns[0].error.retry_after: expected a whole number from 0 to 30 (seconds for the retry-after header, which the SDK really waits before its retry), got 100000`],
+    ['a retry-after longer than 20 s (the SDK waits it out before each of two retries)', (s) => (s.tracks.main.turns[0] = { error: { status: 429, retry_after: 100000 } } as never),
+      `${F}: $.tracks.main.turns[0].error.retry_after: expected a whole number from 0 to 20 (seconds for the retry-after header, which the SDK really waits before its retry), got 100000`],
     ['a count no number holds exactly', (s) => ((s.tracks.main.turns[0] as Record<string, unknown>).usage = { output_tokens: 1e300 }),
       `${F}: $.tracks.main.turns[0].usage.output_tokens: expected a whole number from 1 to 9007199254740991 (output tokens to report), got 1e+300`],
     // Names no environment can hold were dropped on the way to the agent, without a word.
     ['an environment variable no shell can set', (s) => (s.env = { OK: '1', 'A=B': 'x' }),
       `${F}: $.env["A=B"]: is not a variable name a shell can set: letters, digits and _, not starting with a digit`],
     ['an environment variable named __proto__', (s) => (s.env = JSON.parse('{"__proto__": "x"}')),
-      `${F}: $.env.__proto__: is a name JavaScript objects treat as their prototype, so it would never reach the agent: pick another`],
+      `${F}: $.env.__proto__: is a name JavaScript objects treat as their prototype, so it would never reach the agent's shell commands: pick another`],
   ];
   for (const [what, mutate, expected] of cases) {
     it(what, () => expect(errorOf(mutate)).toBe(expected));

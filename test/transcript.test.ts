@@ -150,6 +150,23 @@ it('a prompt typed again after /clear is shown again: only a lost answer makes a
   expect(typed).toEqual(['you ▸ What is 2+2?', 'you ▸ /clear (nothing sent)', 'you ▸ What is 2+2?']);
 });
 
+// Whether a command went out is read from whole user texts: a prompt that only mentions
+// /clear is no sending of it. And a command with no place to be shown is not shown at the end
+// as if typed last: chapter 10's mid-session case goes on in a track of its own after /plan.
+it('a command is "nothing sent" unless a user text is that command; one with no place is left out', async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'mentions', prompts: ['What does /clear do?', '/clear', 'Hi.'],
+    tracks: { main: { turns: [{ text: 'It starts over.' }, { text: 'Hello.' }] } },
+  }), 'mentions.json');
+  const result = await runOnce({ codeDir: snapshotDir(findChapter(4)!), scenario, latencyScale: 0 });
+  const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
+  expect(typed).toEqual(['you ▸ What does /clear do?', 'you ▸ /clear (nothing sent)', 'you ▸ Hi.']);
+  const planning = await loadScenarioFile(path.join(ROOT, 'scenarios/10-plan-mode/mid-session.json'));
+  expect(planning.prompts).toContain('/plan');
+  const ran = await runOnce({ codeDir: snapshotDir(findChapter(10)!), scenario: planning, latencyScale: 0 });
+  expect(renderTranscript(ran.events, { color: new Chalk({ level: 0 }), scenario: planning }).filter((l) => l.includes('(nothing sent)'))).toEqual([]);
+});
+
 // /clear sends nothing, so only the conversation starting over shows where it was typed: a
 // background agent's notification woke the main agent after it, in a conversation of its own.
 it('a /clear is shown where it was typed, before the wake-up that starts the new conversation', async () => {

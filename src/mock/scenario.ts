@@ -39,8 +39,8 @@ const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
  *  cannot wait more than about 24.8 days; long before that, no demo means it.) */
 export const MAX_WAIT_MS = 10 * 60_000;
 /** The longest retry-after a 429 or 5xx may give, in seconds: the SDK waits it out for real
- *  before its retry, and the runner stops a run after a minute (run-guard.ts). */
-const MAX_RETRY_AFTER_S = 30;
+ *  before each of its two retries, and the runner stops a run after a minute (run-guard.ts). */
+const MAX_RETRY_AFTER_S = 20;
 /** The longest name one path component may have, in UTF-8 bytes (ext4, APFS, NTFS). */
 const MAX_NAME_BYTES = 255;
 /** The longest relative path accepted, in UTF-8 bytes: a run's temp folder comes in front. */
@@ -424,10 +424,10 @@ export function parseScenario(text: string, file: string): Scenario {
   if ('env' in root) {
     stringMap(root.env, '$.env', 'environment variables: name → value', false);
     // A name no shell could set (empty, with an "=" or a space) never reached the agent's
-    // environment; nor did __proto__, which JavaScript objects on the way treat as no name.
+    // shell commands, and neither did __proto__: their environment is built without them.
     for (const k of Object.keys(root.env as object)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) fail(child('$.env', k), 'is not a variable name a shell can set: letters, digits and _, not starting with a digit');
-      if (k === '__proto__') fail(child('$.env', k), 'is a name JavaScript objects treat as their prototype, so it would never reach the agent: pick another');
+      if (k === '__proto__') fail(child('$.env', k), 'is a name JavaScript objects treat as their prototype, so it would never reach the agent\'s shell commands: pick another');
     }
   }
   if ('argv' in root) {

@@ -508,7 +508,9 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
     // A call whose input takes a value from the request (an id the client made up): filled
     // in now, or, when the request has no such value, refused like an unoffered call.
-    const filled = emptyTextPlaceholder(turn, body) ?? fillCalls(turn, body);
+    // (A turn answered with an error, not mid-stream, sends no text: nothing to fill.)
+    const sendsText = !(turn.error && !turn.error.mid_stream);
+    const filled = (sendsText ? emptyTextPlaceholder(turn, body) : undefined) ?? fillCalls(turn, body);
     if (typeof filled === 'string') {
       failures.push(`${file}: ${childPath(childPath('$.tracks', name), 'turns')}[${turnIdx}]: ${filled} (${describeRequest(body)})`);
       log(requestEvent(s, arrival, path, body, name, turnIdx));

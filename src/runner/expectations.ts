@@ -149,7 +149,8 @@ function around(text: string, unwanted: string, max = 90): string {
 function whereTheyDiffer(got: string, wanted: string, max = 90): [string, string] {
   let at = 0;
   while (at < got.length && got[at] === wanted[at]) at++;
-  return [got, wanted].map((text) => (visible(text.trim()).length <= max ? short(text, max) : excerptAt(text, at, 0, max))) as [string, string];
+  // Not trimmed: a difference of a trailing line break is a difference too.
+  return [got, wanted].map((text) => (visible(text).length <= max ? visible(text) : excerptAt(text, at, 0, max))) as [string, string];
 }
 
 /**

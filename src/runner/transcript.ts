@@ -296,16 +296,19 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   if (argv.length > 0) lines.push(c.dim(`(${startedWith(argv)})`));
   const prompts = opts.scenario?.prompts ?? [];
   let nextPrompt = 0;
-  // A command the agent handles itself (/clear, a /plan with nothing after it) sends nothing,
-  // so the wire shows no trace of it: each is shown where it was typed, saying so.
-  // (One that did go out, in a request no track answered, is not among them.)
-  const sentAtAll = (typed: string) => events.some((x) => x.type === 'request' && JSON.stringify(x.body.messages ?? []).includes(JSON.stringify(typed).slice(1, -1)));
+  // A command the agent handles itself, /clear or a /plan with nothing after it, sends nothing,
+  // so the wire shows no trace of it: it is shown where it was typed, saying so. (Not when it
+  // went out as a prompt after all: a chapter before the one that knows it sends it as typed.)
+  const userTexts = events.flatMap((x) => (x.type === 'request' ? messagesOf(x).filter((m) => m.role === 'user').flatMap((m) => blocksOf(m).map((b) => String(b.text ?? '').trim())) : []));
+  const sentUnhandled = (typed: string) => userTexts.includes(typed.trim());
+  const unsent = (typed: string) => ['/clear', '/plan'].includes(typed.trim()) && !sentUnhandled(typed);
+  const sayUnsent = (typed: string) => say('main', `${c.bold.green('you')} ▸ ${flat(typed, width - 30)} ${c.dim('(nothing sent)')}`);
   const unsentUpTo = (end: number) => {
-    for (; nextPrompt < end; nextPrompt++) {
-      const typed = prompts[nextPrompt]!;
-      if (typed.startsWith('/') && !sentAtAll(typed)) say('main', `${c.bold.green('you')} ▸ ${flat(typed, width - 30)} ${c.dim('(nothing sent)')}`);
-    }
+    for (; nextPrompt < end; nextPrompt++) if (unsent(prompts[nextPrompt]!)) sayUnsent(prompts[nextPrompt]!);
   };
+  // At the end, only what was typed after the last prompt that went out (on any track): one
+  // typed between two prompts the main track did not send has no place to be shown.
+  const sentLater = (k: number) => prompts.slice(k + 1).some((p) => p.trim() !== '' && userTexts.some((t) => t.includes(p.trim())));
   const unasked = [...(opts.asked ?? [])];
   const sentMessages = sentMessagesOf(events);
 
@@ -398,7 +401,9 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       say(err.track, c.red(`✖ ${kind}: ${err.status} ${err.error_type}: ${flat(err.message, width - 40)}`));
     }
   }
-  unsentUpTo(prompts.length);
+  for (; nextPrompt < prompts.length; nextPrompt++) {
+    if (!sentLater(nextPrompt) && unsent(prompts[nextPrompt]!)) sayUnsent(prompts[nextPrompt]!);
+  }
   if (counts.unmatched.length > 0) lines.push(c.gray(`  (count_tokens requests ${counts.unmatched.join(', ')}: no model request followed with the same messages)`));
   return lines;
 }

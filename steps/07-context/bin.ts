@@ -24,9 +24,17 @@ const given = process.argv.slice(2);
 const wantsHelp = given.includes('--help') || given.includes('-h');
 // The SDK would say only "Invalid URL", at the first request, naming neither the variable nor its value.
 const baseURL = process.env.ANTHROPIC_BASE_URL;
-if (!wantsHelp && baseURL !== undefined && baseURL !== '' && !/^https?:\/\/[^/]/i.test(baseURL)) {
+if (!wantsHelp && baseURL !== undefined && baseURL !== '' && !httpAddress(baseURL)) {
   process.stderr.write(`ANTHROPIC_BASE_URL=${baseURL}: not an http:// or https:// address\n`);
   process.exit(1);
+}
+
+function httpAddress(url: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol);
+  } catch {
+    return false;   // no URL at all (a port past 65535, a space in the host)
+  }
 }
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
   process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
