@@ -137,16 +137,18 @@ it('a prompt the agent sends again (its answer was dropped) is shown once, as ty
 
 // …but the same prompt typed again after an answer that was kept (after /clear, the request
 // is the same bytes as the first) went over the wire twice, and is shown twice.
-it('a prompt typed again after /clear is shown again: only a lost answer makes a repeat not new', async () => {
-  const scenario = parseScenario(JSON.stringify({
-    title: 'typed again', prompts: ['What is 2+2?', '/clear', 'What is 2+2?'],
-    tracks: { main: { turns: [{ text: '4.' }, { text: 'Still 4.' }] } },
-  }), 'again.json');
+/** Chapter 4 run on `prompts`, main answering with `answers`: its events, and the transcript's typed lines. */
+async function typedInChapter4(prompts: string[], answers: string[]): Promise<{ events: MockEvent[]; typed: string[] }> {
+  const scenario = parseScenario(JSON.stringify({ title: 'typed', prompts, tracks: { main: { turns: answers.map((text) => ({ text })) } } }), 'typed.json');
   const result = await runOnce({ codeDir: snapshotDir(findChapter(4)!), scenario, latencyScale: 0 });
-  const requests = result.events.filter((e) => e.type === 'request' && e.path === '/v1/messages');
+  return { events: result.events, typed: renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸')) };
+}
+
+it('a prompt typed again after /clear is shown again: only a lost answer makes a repeat not new', async () => {
+  const { events, typed } = await typedInChapter4(['What is 2+2?', '/clear', 'What is 2+2?'], ['4.', 'Still 4.']);
+  const requests = events.filter((e) => e.type === 'request' && e.path === '/v1/messages');
   // The agent really sent the same messages twice.
   expect(requests.map((r) => JSON.stringify(r.type === 'request' ? r.body.messages : null))).toEqual([JSON.stringify([{ role: 'user', content: 'What is 2+2?' }]), JSON.stringify([{ role: 'user', content: 'What is 2+2?' }])]);
-  const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
   expect(typed).toEqual(['you ▸ What is 2+2?', 'you ▸ /clear (nothing sent)', 'you ▸ What is 2+2?']);
 });
 
@@ -154,12 +156,7 @@ it('a prompt typed again after /clear is shown again: only a lost answer makes a
 // /clear is no sending of it. And a command with no place to be shown is not shown at the end
 // as if typed last: chapter 10's mid-session case goes on in a track of its own after /plan.
 it('a command is "nothing sent" unless a user text is that command; one with no place is left out', async () => {
-  const scenario = parseScenario(JSON.stringify({
-    title: 'mentions', prompts: ['What does /clear do?', '/clear', 'Hi.'],
-    tracks: { main: { turns: [{ text: 'It starts over.' }, { text: 'Hello.' }] } },
-  }), 'mentions.json');
-  const result = await runOnce({ codeDir: snapshotDir(findChapter(4)!), scenario, latencyScale: 0 });
-  const typed = renderTranscript(result.events, { color: new Chalk({ level: 0 }), scenario }).filter((l) => l.startsWith('you ▸'));
+  const { typed } = await typedInChapter4(['What does /clear do?', '/clear', 'Hi.'], ['It starts over.', 'Hello.']);
   expect(typed).toEqual(['you ▸ What does /clear do?', 'you ▸ /clear (nothing sent)', 'you ▸ Hi.']);
   const planning = await loadScenarioFile(path.join(ROOT, 'scenarios/10-plan-mode/mid-session.json'));
   expect(planning.prompts).toContain('/plan');
