@@ -183,15 +183,16 @@ export function sessionFile(cwd: string, idOrPath: string): string {
 export async function loadSession(file: string, cwd: string): Promise<SavedSession> {
   //> 4 load-session
   //! hint: Three distinct failures, each one line naming the file (relative to cwd): "cannot resume: no
-  //! hint: session file FILE", "cannot resume: FILE is not valid JSON (…)", "cannot resume: FILE is not a
-  //! hint: saved session (…)": a session is an object with an id string and a messages array of user and
-  //! hint: assistant messages. Throw; never repair or recreate the file (the caller must not overwrite it either).
-  const shown = path.relative(cwd, file);
+  //! hint: session file FILE" (a folder is no session file either), "cannot resume: FILE is not valid JSON (…)",
+  //! hint: "cannot resume: FILE is not a saved session (…)": a session is an object with an id string and a
+  //! hint: messages array of user and assistant messages. Throw; never repair or recreate the file (the caller
+  //! hint: must not overwrite it either).
+  const shown = path.relative(cwd, file) || '.';
   let text: string;
   try {
     text = await readFile(file, 'utf8');
-  } catch {
-    throw new Error(`cannot resume: no session file ${shown}`);
+  } catch (err) {
+    throw new Error(`cannot resume: no session file ${shown}${(err as NodeJS.ErrnoException).code === 'EISDIR' ? ' (a folder)' : ''}`);
   }
   let data: Partial<SavedSession>;
   try {

@@ -118,12 +118,12 @@ export function sessionFile(cwd: string, idOrPath: string): string {
 
 /** Read a saved session, or throw one line saying why not. Never writes. */
 export async function loadSession(file: string, cwd: string): Promise<SavedSession> {
-  const shown = path.relative(cwd, file);
+  const shown = path.relative(cwd, file) || '.';
   let text: string;
   try {
     text = await readFile(file, 'utf8');
-  } catch {
-    throw new Error(`cannot resume: no session file ${shown}`);
+  } catch (err) {
+    throw new Error(`cannot resume: no session file ${shown}${(err as NodeJS.ErrnoException).code === 'EISDIR' ? ' (a folder)' : ''}`);
   }
   let data: Partial<SavedSession>;
   try {
