@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { AgentHost, PromptParts } from './types.ts';
 import { projectRoot, readWithin, type Tree } from './linked-files.ts';
+import { repoFiltersOff, SAFE_GIT } from './git.ts';
 //> 9 prompt-import-skills
 import { loadSkills, skillsSection } from './skills.ts';
 //<
@@ -130,16 +131,13 @@ async function gitSnapshot(cwd: string, root: string): Promise<string> {
 
 /**
  * Run git; its output without trailing whitespace (a status line's leading space is kept), or
- * undefined when it fails for any reason. A folder holding
- * HEAD, refs/ and objects/ is a repository to git ("bare", found before any .git above it),
- * and its config can make git run a command (core.fsmonitor): any project, or a model with
- * write_file, can make one. safe.bareRepository=explicit has git refuse such a folder instead.
- * core.fsmonitor is set off on the command line, above any config file: a real repository's
- * config may include a file of its working tree (include.path), which the model can write.
+ * undefined when it fails for any reason. With git.ts's settings: the repository's own config
+ * starts no command, whatever the model wrote into it.
  */
-function git(args: string[], cwd: string): Promise<string | undefined> {
+async function git(args: string[], cwd: string): Promise<string | undefined> {
+  const env = await repoFiltersOff(cwd);
   return new Promise((resolve) => {
-    execFile('git', ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false', ...args], { cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
+    execFile('git', [...SAFE_GIT, ...args], { cwd, env, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
   });
 }
 //<

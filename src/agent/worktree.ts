@@ -23,6 +23,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { repoFiltersOff, SAFE_GIT } from './git.ts';
 
 /** An isolated sub-agent's checkout of the repository. */
 export interface Worktree {
@@ -53,12 +54,14 @@ interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
  *
  * core.fsmonitor is off on the command line for the same reason, above any config file: a
  * repository's config may include a file of its working tree (include.path), and a command
- * named there as the file-system monitor would run at every status and checkout.
+ * named there as the file-system monitor would run at every status and checkout. So are the
+ * commands of the filters that config sets (git.ts), which a checkout, a status and an add run.
  */
-function git(args: string[], cwd: string, hooks?: string): Promise<Git> {
+async function git(args: string[], cwd: string, hooks?: string): Promise<Git> {
   const onlyOwnHooks = hooks === undefined ? [] : ['-c', `core.hooksPath=${hooks}`];
+  const env = await repoFiltersOff(cwd);
   return new Promise((resolve) => {
-    execFile('git', ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false', ...onlyOwnHooks, ...args], { cwd, timeout: 10_000 }, (error, stdout, stderr) => {
+    execFile('git', [...SAFE_GIT, ...onlyOwnHooks, ...args], { cwd, env, timeout: 10_000 }, (error, stdout, stderr) => {
       const err = stderr.split('\n').find((l) => l.trim() !== '') ?? error?.message.split('\n')[0] ?? '';
       const noGit = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
       resolve({ ok: !error, out: stdout.trimEnd(), err: err.replace(/^(fatal|error): /, ''), noGit });

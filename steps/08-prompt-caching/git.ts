@@ -1,0 +1,54 @@
+// GENERATED from src/agent/git.ts for chapter 8 (prompt-caching). Do not edit: change src/agent/git.ts and run npm run gen.
+// What every git call of the agent's own carries, so that no setting of the repository's can
+// make git start a command. The agent runs git itself (the system prompt's status, chapter 3;
+// a sub-agent's worktree, chapter 16), with no question asked, and a repository's config may
+// include a file of its working tree (include.path), which the model can write
+// (acceptEdits writes without a question). A command named there would then run as if the
+// user had typed it.
+//
+// Not here: running git (prompt.ts and worktree.ts each wrap execFile their own way), or the
+// model's own shell commands, which the permission gate asks about (chapter 6).
+
+import { execFile } from 'node:child_process';
+
+/**
+ * On the command line, above any config file: git refuses a folder that only looks like a
+ * repository (HEAD, refs/ and objects/ make one, found before any .git above it, and any
+ * project, or a model with write_file, can make one), and runs no file-system monitor
+ * (core.fsmonitor: a command run at every status and checkout).
+ */
+export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false'];
+
+/**
+ * The environment for a git call in `cwd` that runs no filter command the repository set.
+ * A filter is a pair of commands git runs on a file's way in (clean: status, add) and out
+ * (smudge: a checkout), for the files an attributes file names: .gitattributes, which the
+ * model can write. A filter set in the repository's own config (scope "local", the files it
+ * includes too) is switched off: its commands set empty, which git reads as no filter, and not
+ * required. One in the user's own config (git-lfs puts one there) is the user's, and left
+ * alone. The settings go through GIT_CONFIG_COUNT, which takes a name as it is: a `-c` would
+ * cut a filter named "a=b" at its "=". Read just before the call; a write in between (a
+ * background sub-agent's) could still add one, which is why this is a guard, not a sandbox.
+ */
+export function repoFiltersOff(cwd: string): Promise<NodeJS.ProcessEnv> {
+  const read = [...SAFE_GIT, 'config', '--show-scope', '--name-only', '--get-regexp', '^filter\\.'];
+  return new Promise((resolve) => {
+    execFile('git', read, { cwd, timeout: 10_000 }, (_error, stdout) => {
+      const names = new Set<string>();
+      for (const line of stdout.split('\n')) {
+        const [scope, key] = line.split('\t');
+        if ((scope === 'local' || scope === 'worktree') && key) names.add(key.slice('filter.'.length, key.lastIndexOf('.')));
+      }
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      let n = Number(env.GIT_CONFIG_COUNT) || 0;
+      for (const name of names) {
+        for (const [setting, value] of [['clean', ''], ['smudge', ''], ['process', ''], ['required', 'false']]) {
+          env[`GIT_CONFIG_KEY_${n}`] = `filter.${name}.${setting}`;
+          env[`GIT_CONFIG_VALUE_${n++}`] = value;
+        }
+      }
+      env.GIT_CONFIG_COUNT = String(n);
+      resolve(env);
+    });
+  });
+}
