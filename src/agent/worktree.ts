@@ -21,7 +21,7 @@
 
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, realpath, rm, rmdir } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { repoFiltersOff, SAFE_GIT } from './git.ts';
 
@@ -131,7 +131,7 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //! hint: exists, throw "git could not make the branch NAME: <git's words>"). Then `git worktree add --quiet DIR NAME` (quiet: git's first line is the
   //! hint: reason); if it fails ("git worktree add failed: …"), undo it all, each step's own failure
   //! hint: ignored: the folder, the empty folder that held it, git's record (git worktree prune) and the
-  //! hint: branch. cwd: the parent's subfolder of the repository, in the worktree, made if missing (undo all if it cannot be).
+  //! hint: branch. cwd: the parent's subfolder of the repository, in the worktree, made if missing with makeFolderIn (undo all if it cannot be).
   const found = await git(['rev-parse', '--show-toplevel', '--git-common-dir', 'HEAD'], cwd);
   const [top, common, base] = found.out.split('\n');
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
@@ -169,10 +169,11 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
     // The parent may work in a subfolder of the repository (`here`): the child works in the same one.
     // A folder git does not track (empty, or with untracked files only) is not in the checkout:
     // it is made, empty. An empty folder is no change to git, so it keeps no worktree. Where the
-    // checkout has a file by that name (the parent's folder replaced a committed file), it cannot be.
+    // checkout has a file by that name (the parent's folder replaced a committed file), or a link,
+  // which may lead anywhere, it cannot be.
     const childCwd = path.join(dir, path.relative(top!, here));
-    const madeCwd = await mkdir(childCwd, { recursive: true }).then(() => undefined, (error: Error) => error);
-    if (madeCwd) return undo(`the worktree has no folder ${path.relative(top!, here)} to work in: ${madeCwd.message}`);
+    const madeCwd = await makeFolderIn(dir, path.relative(top!, here));
+    if (madeCwd) return undo(`the worktree has no folder ${path.relative(top!, here)} to work in: ${madeCwd}`);
     handedOut.add(dir);
     return { repo: top!, dir, branch, base: base!, cwd: childCwd, shown: path.relative(here, dir), hooks };
   }
@@ -273,6 +274,27 @@ function changedPath(line: string): string {
   // "1 XY sub mH mI mW hH hI path", "2 … X<score> path\torig", "u … h1 h2 h3 path", "? path"
   const skip = { '1': 8, '2': 9, u: 10 }[fields[0]!] ?? 1;
   return fields.slice(skip).join(' ').split('\t')[0]!;
+}
+
+/**
+ * Make `rel` inside `dir`, one folder at a time; what went wrong, or undefined. Never through
+ * a link: the checkout holds whatever HEAD committed, and a committed link where the parent's
+ * folder is may lead out of the worktree (mkdir's recursive would follow it, and make folders
+ * wherever it leads); the sub-agent's workspace would be that place, outside the repository.
+ */
+async function makeFolderIn(dir: string, rel: string): Promise<string | undefined> {
+  let at = dir;
+  for (const part of rel.split(path.sep).filter((p) => p !== '')) {
+    at = path.join(at, part);
+    const there = await lstat(at).catch(() => undefined);
+    if (there?.isSymbolicLink()) return `${path.relative(dir, at)} is a link in the checkout, and may lead out of the worktree`;
+    if (there && !there.isDirectory()) return `the checkout has a file at ${path.relative(dir, at)}`;
+    if (!there) {
+      const failed = await mkdir(at).then(() => undefined, (error: Error) => error.message);
+      if (failed) return failed;
+    }
+  }
+  return undefined;
 }
 
 /** Remove a folder if it is empty (the shared `<repo>.worktrees` once its last worktree is gone). */
