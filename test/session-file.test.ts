@@ -12,29 +12,29 @@ import { saveSession, type SavedSession } from '../steps/16-worktree-isolation/c
 const made: string[] = [];
 afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
 
-function folders(): { file: string; outside: string } {
+function folders(): { file: string; outside: string; work: string } {
   const base = mkdtempSync(path.join(tmpdir(), 'session-file-'));
   made.push(base);
   mkdirSync(path.join(base, 'work', '.agent', 'sessions'), { recursive: true });
   mkdirSync(path.join(base, 'outside'));
-  return { file: path.join(base, 'work', '.agent', 'sessions', 'demo.json'), outside: path.join(base, 'outside') };
+  return { file: path.join(base, 'work', '.agent', 'sessions', 'demo.json'), outside: path.join(base, 'outside'), work: path.join(base, 'work') };
 }
 
 const session: SavedSession = { version: 1, id: 'demo', model: 'm', permissionMode: 'default', created: 'c', updated: 'u', messages: [{ role: 'user', content: 'hi' }] };
 
 it('a link at the temp file\'s name is replaced, not written through', async () => {
-  const { file, outside } = folders();
+  const { file, outside, work } = folders();
   symlinkSync(path.join(outside, 'planted.json'), `${file}.tmp`);
-  await saveSession(file, session);
+  await saveSession(file, session, work);
   expect(existsSync(path.join(outside, 'planted.json'))).toBe(false);
   expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(session);
   expect(existsSync(`${file}.tmp`)).toBe(false);
 });
 
 it.runIf(process.platform !== 'win32')('a named pipe at the temp file\'s name does not hold the save', async () => {
-  const { file } = folders();
+  const { file, work } = folders();
   execFileSync('mkfifo', [`${file}.tmp`]);
-  const saved = saveSession(file, session).then(() => 'saved');
+  const saved = saveSession(file, session, work).then(() => 'saved');
   const outcome = await Promise.race([saved, new Promise((resolve) => { setTimeout(resolve, 5000, 'still waiting after 5 s'); })]);
   // A writer stuck in open() (the broken case) is let go, so that it cannot hold the test worker.
   try { closeSync(openSync(`${file}.tmp`, constants.O_RDONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
@@ -44,8 +44,19 @@ it.runIf(process.platform !== 'win32')('a named pipe at the temp file\'s name do
 });
 
 it('an earlier save is replaced whole', async () => {
-  const { file } = folders();
+  const { file, work } = folders();
   writeFileSync(file, '{"old": true, "padding": "' + 'x'.repeat(1000) + '"}\n');
-  await saveSession(file, session);
+  await saveSession(file, session, work);
   expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(session);
 });
+
+for (const linked of ['.agent', '.agent/sessions']) {
+  it(`a save is refused when ${linked} is a link (made after the session started), and nothing lands where it leads`, async () => {
+    const { file, outside, work } = folders();
+    rmSync(path.join(work, '.agent'), { recursive: true });
+    if (linked === '.agent/sessions') mkdirSync(path.join(work, '.agent'));
+    symlinkSync(outside, path.join(work, ...linked.split('/')));
+    await expect(saveSession(file, session, work)).rejects.toThrow(`${linked} is a link: sessions are kept only in the workspace's own .agent/sessions`);
+    expect(execFileSync('find', [outside], { encoding: 'utf8' }).trim()).toBe(outside);
+  });
+}

@@ -115,6 +115,9 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: "the prompt's git refuses a folder that only looks like a repository, so its config runs nothing" },
 
   // Chapter 4 · CLI and sessions
+  { id: 'sessions-through-link', chapter: 4, caughtBy: 'linked-sessions', file: 'main.ts',
+    find: '    await refuseLinkedSessions(host.cwd);\n', replace: '',
+    breaks: 'a session whose .agent is a link is refused before it starts, not saved where the link leads' },
   { id: 'model-flag-ignored', chapter: 4, caughtBy: 'demo', file: 'main.ts',
     find: 'model: flags.model ?? host.model,',
     replace: 'model: host.model,',

@@ -14,7 +14,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { AgentHost } from './types.ts';
 import { Session } from './session.ts';
 import { gatherPromptParts } from './prompt.ts';
-import { parseFlags, HELP, sessionFile, loadSession, refuseSavedId, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
+import { parseFlags, HELP, sessionFile, loadSession, refuseLinkedSessions, refuseSavedId, saveSession, errorLine, type Flags, type SavedSession } from './cli.ts';
 
 /** The model used when nobody names one. The one place it is written down. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
@@ -27,6 +27,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
   let saved: SavedSession | undefined;
   try {
     flags = parseFlags(host.argv);
+    await refuseLinkedSessions(host.cwd);
     if (flags.resume !== undefined) saved = await loadSession(sessionFile(host.cwd, flags.resume), host.cwd);
     else if (flags.sessionId !== undefined) await refuseSavedId(host.cwd, flags.sessionId);
   } catch (err) {
@@ -100,7 +101,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
       await saveSession(file, {
         version: 1, id, model: host.model, permissionMode: flags.permissionMode,
         created, updated: new Date().toISOString(), messages: session.config.messages,
-      });
+      }, host.cwd);
       savedTo = file;
     }
     if (flags.print) break;   // one-shot

@@ -4,7 +4,7 @@
 // Nothing here talks to the model or to a real terminal; bin.ts does the terminal.
 
 import minimist from 'minimist';
-import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { OUTPUT_STYLES } from './prompt.ts';
@@ -123,6 +123,22 @@ export interface SavedSession {
 
 export const SESSIONS_DIR = '.agent/sessions';
 
+/**
+ * Sessions live in the workspace's own .agent/sessions, never where a link leads: a
+ * repository may commit `.agent` as a link, and every save (a temp file, a removal, a
+ * rename over a file) would land there, outside the workspace, and a resume would read
+ * from there. Throws one line when .agent or .agent/sessions is a link; one not made yet
+ * is fine. (A file the user names with --resume is the user's choice, wherever it is.)
+ */
+export async function refuseLinkedSessions(cwd: string): Promise<void> {
+  let dir = cwd;
+  for (const part of SESSIONS_DIR.split('/')) {
+    dir = path.join(dir, part);
+    const link = await lstat(dir).then((s) => s.isSymbolicLink(), () => false);
+    if (link) throw new Error(`${path.relative(cwd, dir)} is a link: sessions are kept only in the workspace's own ${SESSIONS_DIR}, never where a link leads`);
+  }
+}
+
 /** `--resume abc` means .agent/sessions/abc.json; anything that looks like a path is a path. */
 export function sessionFile(cwd: string, idOrPath: string): string {
   const isPath = idOrPath.endsWith('.json') || idOrPath.includes('/') || idOrPath.includes(path.sep);
@@ -159,8 +175,10 @@ export async function refuseSavedId(cwd: string, id: string): Promise<void> {
   if (saved) throw new Error(`--session-id ${id}: a session is already saved under this id (${path.relative(cwd, file)}); continue it with --resume ${id}, or choose another id`);
 }
 
-/** Write the session. A temp file and a rename: a crash mid-write never leaves half a file. */
-export async function saveSession(file: string, session: SavedSession): Promise<void> {
+/** Write the session. A temp file and a rename: a crash mid-write never leaves half a file.
+ *  The session folder is checked again: a link made since the session started is refused too. */
+export async function saveSession(file: string, session: SavedSession, cwd: string): Promise<void> {
+  await refuseLinkedSessions(cwd);
   await mkdir(path.dirname(file), { recursive: true });
   // The temp file is always made new ('wx'): whatever stood at its name is removed, never
   // opened. The workspace is the model's to write in, and a named pipe there would hold
