@@ -515,7 +515,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: "the sub-agent's requests are its own: none reaches the main agent's script" },
   { chapter: 11, todo: 'run-subagent', shortcut: "the sub-agent offered the parent's tools as they are",
     find: '    tools: toolsFor(type, parent.tools),', replace: '    tools: parent.tools,',
-    case: 'demo', fails: "explore gets only the read-only tools: no shell (this series' design; Claude Code's Explore keeps Bash), no writes, no agent" },
+    case: 'demo', fails: "explore gets only the read-only tools: no shell (this series' design; Claude Code 2.1.328's Explore keeps Bash), no writes, no agent" },
   { chapter: 11, todo: 'run-subagent', shortcut: "the sub-agent counts into the parent's ledger",
     find: '    ledger: new Ledger(),', replace: '    ledger: parent.ledger,',
     case: 'demo', fails: "the agent reports the sub-agent's calls on its terminal" },

@@ -53,7 +53,7 @@ export async function runSession(prompts: string[] | AsyncIterable<string>, host
     // skipped, a setting refused) still goes where problems go.
     terminal: flags.print ? { write: (text) => { if (text.startsWith('✖ ')) problem(out, text); } } : host.terminal,
     // -p answers once and exits: nobody is there to ask, even at a terminal, so a call that
-    // needs a yes is refused with a reason (Claude Code's print mode does the same).
+    // needs a yes is refused with a reason (so does Claude Code 2.1.328's print mode).
     ask: flags.print ? undefined : host.ask,
   };
   // The SDK as it ships: only the base URL changes when a mock stands in for the API.
