@@ -180,6 +180,24 @@ it('an ANTHROPIC_BASE_URL that is no http(s) address: one line naming it, exit 1
   }
 });
 
+// @ts-expect-error: the same
+const binNoKey4 = () => import('../steps/04-cli-sessions/bin.ts?no-key');
+// @ts-expect-error: the same
+const binNoKeyMock6 = () => import('../steps/06-permissions/bin.ts?no-key-mock');
+// @ts-expect-error: the same
+const binNoKeyReal6 = () => import('../steps/06-permissions/bin.ts?no-key-real');
+it('no ANTHROPIC_API_KEY: one line, exit 1, nothing sent; beside a mock address it says that any value will do', async () => {
+  for (const bin of [binNoKey4, binNoKeyMock6]) {
+    const r = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), bin, (mockUrl) => ({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: mockUrl }));
+    expect(r.err).toMatch(/^Set ANTHROPIC_API_KEY: any value will do for the mock at http:\/\/127\.0\.0\.1:\d+ \(e\.g\. ANTHROPIC_API_KEY=mock\); the real API needs your key\.\n$/);
+    expect(r.exitCode).toBe(1);
+    expect(r.sent).toEqual([]);
+  }
+  const real = await runBin(['-p', 'Say hi.'], Readable.from([]), scenarioOf({ text: 'Hi.' }), binNoKeyReal6, { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined });
+  expect(real.err).toBe('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
+  expect(real.exitCode).toBe(1);
+});
+
 // From chapter 6, bin.ts asks the person at the terminal before a call that needs a yes, and
 // the question quotes the model's input. It asks only when stdin is a terminal, which no run
 // above has, so this one runs it in a process of its own under a pseudo-terminal made by

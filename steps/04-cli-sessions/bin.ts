@@ -55,7 +55,10 @@ function onLoopback(url: string | undefined): boolean {
   }
 }
 if (!process.env.ANTHROPIC_API_KEY && !wantsHelp) {
-  process.stderr.write('Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
+  // The SDK sends no request without a key, and the mock takes any: say so to someone who set up the mock.
+  process.stderr.write(process.env.ANTHROPIC_BASE_URL
+    ? `Set ANTHROPIC_API_KEY: any value will do for the mock at ${process.env.ANTHROPIC_BASE_URL} (e.g. ANTHROPIC_API_KEY=mock); the real API needs your key.\n`
+    : 'Set ANTHROPIC_API_KEY to talk to the real API (or run a chapter against the mock: node steps/run.mjs N).\n');
   process.exit(1);
 }
 // A pipe, not a terminal: what it carries is the prompt, after any words given as arguments,
