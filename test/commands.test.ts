@@ -145,6 +145,8 @@ describe.concurrent('--live refuses an agent that would not ask: one line, exit 
       const r = await refused([n, '--live', 'hi']);
       expect(r.err).toContain(`--live: chapter ${n}'s agent has no permission gate yet (chapter 6 adds it)`);
       expect(r.err).toContain('node steps/run.mjs 6 --live');
+      // What a real model could do says what the chapter's tools can: chapter 1 only reads.
+      expect(r.err).toContain(n === '1' ? 'could read any file on this machine (its read_file)' : 'could read, write and run anything on this machine');
     }
   });
 

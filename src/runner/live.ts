@@ -112,7 +112,9 @@ export const FIRST_GATED_CHAPTER = 6;
 export function liveRefusal(chapter: Chapter, scenario: Scenario): string | undefined {
   if (chapter.n < FIRST_GATED_CHAPTER) {
     const instead = chapter.n >= 4 ? `, or this chapter with --repl (a scripted model)` : '';
-    return `--live: chapter ${chapter.n}'s agent has no permission gate yet (chapter ${FIRST_GATED_CHAPTER} adds it): a real model could read, write and run anything on this machine through its tools. Use --live from chapter ${FIRST_GATED_CHAPTER} on (node steps/run.mjs ${FIRST_GATED_CHAPTER} --live)${instead}`;
+    // What its tools could do: chapter 1 has read_file only; chapter 2 adds writes and the shell.
+    const reach = chapter.n === 1 ? 'read any file on this machine (its read_file)' : 'read, write and run anything on this machine through its tools';
+    return `--live: chapter ${chapter.n}'s agent has no permission gate yet (chapter ${FIRST_GATED_CHAPTER} adds it): a real model could ${reach}. Use --live from chapter ${FIRST_GATED_CHAPTER} on (node steps/run.mjs ${FIRST_GATED_CHAPTER} --live)${instead}`;
   }
   const file = path.relative(process.cwd(), path.resolve(scenario.file));
   const argv = scenario.argv ?? [];
