@@ -121,6 +121,16 @@ it('--trace: each request line says how many messages it carries and what the la
   expect(requests[1]).toContain(', 3 messages (the last: user, tool_result ×2), ');
 });
 
+it('--trace: a tool_result flagged is_error is shown as one', async () => {
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/02-tools/demo.json'));
+  const result = await runOnce({ codeDir: snapshotDir(findChapter(2)!), scenario, latencyScale: 0 });
+  const requests = renderTranscript(result.events, { color: new Chalk({ level: 0 }), trace: true }).filter((l) => l.includes('→ request #'));
+  // Which requests carried an error back, read from what the agent really sent.
+  const carried = result.events.flatMap((e) => (e.type === 'request' ? [JSON.stringify((e.body.messages as unknown[]).at(-1)).includes('"is_error":true')] : []));
+  expect(carried.filter(Boolean).length).toBeGreaterThan(0);
+  requests.forEach((line, i) => expect(line.includes('tool_result (error)'), line).toBe(carried[i]));
+});
+
 // An empty answer is not kept, so the agent sends the unanswered prompt again with the next
 // one: the second request still ends with it. It was shown as typed twice.
 it('a prompt the agent sends again (its answer was dropped) is shown once, as typed once', async () => {

@@ -552,13 +552,16 @@ export function startedWith(argv: readonly string[]): string {
   return `the agent is started with the flags: ${argv.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
 }
 
-/** What the last message of a request holds, by block type in order: " (the last: user, tool_result ×2)". */
+/** What the last message of a request holds, by block type in order: " (the last: user, tool_result ×2)";
+ *  a result flagged is_error is a "tool_result (error)". */
 function lastMessageShape(message: unknown): string {
   if (typeof message !== 'object' || message === null) return '';
   const { role, content } = message as { role?: unknown; content?: unknown };
   const kinds: [string, number][] = [];
   for (const block of typeof content === 'string' ? [{ type: 'text' }] : Array.isArray(content) ? content : []) {
-    const type = typeof block === 'object' && block !== null && typeof (block as { type?: unknown }).type === 'string' ? (block as { type: string }).type : '?';
+    const b = block as { type?: unknown; is_error?: unknown } | null;
+    const named = typeof b === 'object' && b !== null && typeof b.type === 'string' ? b.type : '?';
+    const type = named === 'tool_result' && b!.is_error === true ? 'tool_result (error)' : named;
     const run = kinds.at(-1);
     if (run && run[0] === type) run[1]++;
     else kinds.push([type, 1]);
