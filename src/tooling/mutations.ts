@@ -374,8 +374,8 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '',
     breaks: 'an approved plan ends plan mode, so the work can be done' },
   { id: 'plan-not-shown', chapter: 10, caughtBy: 'exit', file: 'plan.ts',
-    find: 'summary: `approve this plan and leave plan mode:\\n${input.plan}`',
-    replace: "summary: 'approve the plan and leave plan mode'",
+    find: 'summary: `leaving plan mode to carry out this plan:\\n${input.plan}`',
+    replace: "summary: 'leaving plan mode to carry out the plan'",
     breaks: 'the user is shown the plan they approve' },
 
   // Chapter 11 · sub-agents

@@ -434,7 +434,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: "  p.mode = p.prePlanMode ?? 'default';", replace: "  p.mode = 'acceptEdits';",
     case: 'exit', fails: 'an approved plan ends plan mode, and the model is told' },
   { chapter: 10, todo: 'exit-plan-mode', shortcut: 'the user is asked to approve a plan the question does not show',
-    find: 'summary: `approve this plan and leave plan mode:\\n${input.plan}`', replace: "summary: 'approve the plan and leave plan mode'",
+    find: 'summary: `leaving plan mode to carry out this plan:\\n${input.plan}`', replace: "summary: 'leaving plan mode to carry out the plan'",
     case: 'exit', fails: 'the agent asked permission for exit_plan_mode without showing' },
 
   // Chapter 11 · sub-agents (test/classroom.test.ts checks three more through the command line)

@@ -69,7 +69,7 @@ async function exitPlanMode(input: Record<string, unknown>, config: LoopConfig):
   const p = config.permissions;
   if (p.mode !== 'plan') throw new Error('plan mode is not on: there is nothing to exit');
   if (typeof input.plan !== 'string' || input.plan.trim() === '') throw new Error('plan must be a non-empty string');
-  const yes = p.ask ? await p.ask({ tool: EXIT_PLAN_MODE, input, summary: `approve this plan and leave plan mode:\n${input.plan}` }) : undefined;
+  const yes = p.ask ? await p.ask({ tool: EXIT_PLAN_MODE, input, summary: `leaving plan mode to carry out this plan:\n${input.plan}` }) : undefined;
   // Nobody to ask (a pipe, a script), or nobody answered (the input ended): not a no, and said as the gate says it.
   if (yes === undefined) throw new Error('nobody can be asked to approve the plan here. Stay in plan mode: give the plan as your answer, for the user to read.');
   if (!yes) throw new Error('the user did not approve the plan. Stay in plan mode: ask what to change, then present a revised plan.');
