@@ -329,7 +329,8 @@ async function checkOnce(ch: Chapter, dir: string, files: string[], print: (s: s
       print(`  ${c.bold('the agent went off the script:')} ${offScript(v.failures[0]!)}`);
       // The permission questions are the runner's to answer (run-chapter.ts), the requests the mock's.
       const said = /^the (agent asked permission|scenario's answer)/.test(v.failures[0]!) ? 'the runner' : 'the mock';
-      print(`  ${c.dim(`(${said}: ${v.failures[0]})`)}`);
+      // Without the mock's advice to the scenario's author: the scenario is not the learner's to change.
+      print(`  ${c.dim(`(${said}: ${v.failures[0]!.replace(AUTHOR_ADVICE, '')})`)}`);
       // What went wrong before it did is often the cause (a call that should have failed went
       // on, and the parent asked once more): named, so the hint below, its own, reads as one.
       if (failing) print(`  ${c.bold('first expectation not met:')} ${standalone(v.expectations, failing)}`);
@@ -380,6 +381,9 @@ function standalone(expectations: readonly { name: string }[], failing: { name: 
  * about the learner's agent: the scripts are written for a right solution, so each kind of
  * problem is a kind of request or question that solution does not make.
  */
+/** The part of an "ambiguous" problem that tells the scenario's author how to fix the scenario (mock/route.ts). */
+const AUTHOR_ADVICE = /; make their match rules exclusive \(not_user helps\)/;
+
 export function offScript(failure: string): string {
   const outOfTurns = /track "([^"]+)" is out of turns: it has (\d+)/.exec(failure);
   if (outOfTurns) return `"${outOfTurns[1]}" got more requests than a right solution sends (the scenario scripts ${outOfTurns[2]})`;
