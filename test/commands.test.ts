@@ -333,6 +333,19 @@ describe.concurrent('the classroom commands', () => {
     }
   });
 
+  it("a folder typed from a subfolder of the project as if from its top: the folder at the top is named, with the command that reaches it", async () => {
+    const dir = scratch();
+    try {
+      cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
+      const typed = path.relative(ROOT, dir);   // what a learner in docs/ types, meaning the top's
+      const r = await runMjs(['1', '--solution', typed], { cwd: path.join(ROOT, 'docs') });
+      expect(r.code).toBe(2);
+      const top = path.join(ROOT, typed);
+      expect(r.err).toBe(`${typed}: no such folder here; the project's top has ${top}: node ${path.join(ROOT, 'steps', 'run.mjs')} 1 --solution ${top}\n`);
+      expect(existsSync(path.join(ROOT, 'docs', typed))).toBe(false);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
   it('started from a folder that was deleted since: one line saying so, exit 2', async () => {
     const base = mkdtempSync(path.join(tmpdir(), 'gone-cwd-'));
     try {

@@ -133,7 +133,14 @@ function assertExercise(ch: Chapter, dir: string, command: 'check' | 'solution')
   const rel = path.relative(ROOT, dir);
   const outside = rel.startsWith('..') || path.isAbsolute(rel);
   const make = runCommand(ch.n, '--exercise', display(outside ? defaultExerciseDir(ch) : dir));
-  if (!existsSync(dir)) throw new UsageError(`${display(dir)}: no such folder; create the exercise first with: ${make}`);
+  if (!existsSync(dir)) {
+    // Typed from a subfolder of the project (docs/, say) as if from its top: the folder the learner meant.
+    const fromTop = path.join(ROOT, path.relative(process.cwd(), dir));
+    if (fromTop !== dir && !path.relative(ROOT, process.cwd()).startsWith('..') && existsSync(path.join(fromTop, 'main.ts'))) {
+      throw new UsageError(`${display(dir)}: no such folder here; the project's top has ${display(fromTop)}: ${runCommand(ch.n, `--${command}`, display(fromTop))}`);
+    }
+    throw new UsageError(`${display(dir)}: no such folder; create the exercise first with: ${make}`);
+  }
   if (!existsSync(path.join(dir, 'main.ts'))) {
     // A folder with other things in it is not one --exercise would fill: suggest where an exercise goes.
     const elsewhere = readdirSync(dir).length > 0 ? runCommand(ch.n, '--exercise', display(defaultExerciseDir(ch))) : make;
