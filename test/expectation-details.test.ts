@@ -96,3 +96,22 @@ it('a file that is not what it should be: both texts are shown where they first 
   const n = await runChapter({ codeDir: path.join(ROOT, 'steps', '02-tools'), scenario: newline, latencyScale: 0 });
   expect(n.expectations[0]!.detail).toBe('a.txt is "port = 8080\\n", expected "port = 8080"');
 });
+
+it('an is_error check names the flag the result lacks or carries, not a field that was never sent', async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'flags', prompts: ['Read both.'], files: { 'here.txt': 'here\n' },
+    tracks: { main: { turns: [
+      { tool_calls: [{ name: 'read_file', input: { path: 'here.txt' } }, { name: 'read_file', input: { path: 'missing.txt' } }] },
+      { text: 'Done.' },
+    ] } },
+    expect: [
+      { name: 'the first is an error', tool_result: { track: 'main', tool: 'read_file', call: 1, is_error: true } },
+      { name: 'the second is no error', tool_result: { track: 'main', tool: 'read_file', call: 2, is_error: false } },
+    ],
+  }), 'flags.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '02-tools'), scenario, latencyScale: 0 });
+  expect(r.expectations.map((e) => e.detail)).toEqual([
+    `main's read_file call #1 (its result went back in request #2): the result is not flagged is_error: true: "here"`,
+    expect.stringMatching(/^main's read_file call #2 \(its result went back in request #2\): the result is flagged is_error: true, expected no error: "Error: ENOENT/),
+  ]);
+});

@@ -288,7 +288,8 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     const call = `${t.track}'s ${t.tool} call #${n}`;
     if (!r) return `${call}: no tool_result was sent back (${all.length} sent for ${t.tool})`;
     const looked = `${call} (its result went back in request #${r.seq})`;
-    if (t.is_error !== undefined && r.isError !== t.is_error) return `${looked}: is_error was ${r.isError}, expected ${t.is_error}: "${short(r.text)}"`;
+    // (A result without the field and one with is_error: false are the same to the API.)
+    if (t.is_error !== undefined && r.isError !== t.is_error) return `${looked}: ${t.is_error ? 'the result is not flagged is_error: true' : 'the result is flagged is_error: true, expected no error'}: "${short(r.text)}"`;
     if (t.includes !== undefined && !r.text.includes(t.includes)) return `${looked}: the result lacks "${visible(t.includes)}": got "${near(r.text, t.includes)}"`;
     // Quoted around what it must not hold: the result's start may end before that line.
     if (t.excludes !== undefined && r.text.includes(t.excludes)) return `${looked}: the result contains "${visible(t.excludes)}": "${around(r.text, t.excludes)}"`;
