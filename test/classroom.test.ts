@@ -453,6 +453,14 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
     expect(plain.out).not.toContain('started with the flags');
   });
 
+  it('a session that cannot start (a saved session that is no JSON) ends the REPL with exit 1, its workspace removed', async () => {
+    const r = await runInProcess(['4', '--repl', '--case', 'corrupt'], { input: 'Carry on.\n' });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('✖ cannot resume: .agent/sessions/broken.json is not valid JSON');
+    expect(r.out).not.toContain('you ▸');   // nothing was asked for
+    expect(r.out).toContain('is removed now');
+  });
+
   it('before chapter 4 there is no REPL: one line, exit 2', async () => {
     const r = await runInProcess(['3', '--repl']);
     expect(r.code).toBe(2);

@@ -70,6 +70,8 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   // Typed at a terminal, a line is already on screen; from a pipe, it is shown once here.
   const echo = (line: string) => { if (!tty) process.stdout.write(`${line}\n`); return line; };
 
+  let ok = true;
+  let started = false;   // the session asked for its first typed line: it started
   try {
     const { home, cwd } = await layOutScenario(temp, o.scenario);
     const { module: mod } = await loadChapterModule(snapshotDir(o.chapter));
@@ -81,6 +83,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     if (argv.length > 0) console.log(startedWith(argv));
     console.log('/clear starts a new conversation, /exit or Ctrl-D quits');
     async function* typed(): AsyncGenerator<string> {
+      started = true;
       while (true) {
         const line = await next('\nyou ▸ ');
         if (line === undefined) process.stdout.write('\n');
@@ -91,7 +94,10 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     // Pointed at --live only where --live would run this scenario (live.ts: a gate that asks).
     const tryLive = liveRefusal(o.chapter, o.scenario) === undefined ? '; try --live'
       : o.chapter.n < FIRST_GATED_CHAPTER ? `; a real model (--live) from chapter ${FIRST_GATED_CHAPTER} on` : '';
-    await mod.runSession(typed(), {
+    // false: the session could not start (a bad flag, a session file it cannot resume), or a
+    // prompt failed. Only the first ends the REPL with exit 1: a prompt the script has no answer
+    // for is what a REPL on a scripted model meets, and the session goes on after it.
+    ok = (await mod.runSession(typed(), {
       cwd, home, apiKey: 'mock-key', baseURL: mock.url,
       model: o.model ?? o.scenario.model ?? mod.DEFAULT_MODEL,
       env: { ...o.scenario.env }, argv,
@@ -109,7 +115,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       },
       platform: SCRIPTED_PLATFORM,
       ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `)),
-    });
+    })) !== false;
   } finally {
     rl.close();
     closeMock();
@@ -120,5 +126,5 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     release(temp);
   }
   console.log('(the temporary workspace, saved session included, is removed now)');
-  return 0;
+  return ok || started ? 0 : 1;
 }
