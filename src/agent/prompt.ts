@@ -88,10 +88,11 @@ export function gitStatusSection(gitStatus: string): string {
 /** The user's CLAUDE.md, then one per folder from the project root down to cwd. */
 async function readClaudeMd(host: AgentHost, root: string): Promise<string> {
   //> 3 claude-md-hierarchy
-  //! hint: Read ~/.claude/CLAUDE.md (from host.home), then CLAUDE.md in each folder from the project root down to cwd.
-  //! hint: Skip files that do not exist; most general first. Each goes under a heading: "## ~/.claude/CLAUDE.md (user)",
-  //! hint: "## CLAUDE.md (project)", "## pkg/CLAUDE.md (project)" (its path from the root). Read each with
-  //! hint: readWithin(file, tree, label, host.terminal): the project's with the project's tree, the user's with none.
+  //! hint: Read ~/.claude/CLAUDE.md (from host.home), then CLAUDE.md in each folder from the project root down to cwd
+  //! hint: (walk up from cwd, and stop at root). Skip files that do not exist; most general first. Each goes under a
+  //! hint: heading: "## ~/.claude/CLAUDE.md (user)", "## CLAUDE.md (project)", "## pkg/CLAUDE.md (project)" (its path
+  //! hint: from the root). Read each with readWithin(file, tree, label, host.terminal): the user's with no tree, the
+  //! hint: project's with the tree { dir: root, name: 'the project' } (its name ends readWithin's line about a skipped link).
   const project = { dir: root, name: 'the project' };
   const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];
   const folders: string[] = [];
