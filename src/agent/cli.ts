@@ -76,11 +76,12 @@ export function parseFlags(argv: string[]): Flags {
   //> 4 parse-flags
   //! hint: minimist(argv, { boolean: [...], string: [...], alias: { p: 'print', h: 'help' } }); the words
   //! hint: that are left form the first prompt. Each mistake throws one line: "unknown flag --modle" (an
-  //! hint: unknown callback), "--print takes no value" (--NAME=… for a switch; -p=… too), "--model given twice"
-  //! hint: (minimist's list), "--model needs a value" (''); an output style that is not an own key of
-  //! hint: OUTPUT_STYLES or a mode not in PERMISSION_MODES, named; a --session-id that is not a plain name
-  //! hint: (letters, digits, _ and -, starting with a letter or digit), in a line naming --session-id; and
-  //! hint: --resume with --session-id: "--resume and --session-id do not go together" (a resumed session keeps its id).
+  //! hint: unknown callback; a short -m too), "--print takes no value" (--NAME=… for a switch; -p=… too); for
+  //! hint: every flag that takes a value, "--resume given twice" (minimist's list), "--resume needs a value" ('');
+  //! hint: an output style that is not an own key of OUTPUT_STYLES or a mode not in PERMISSION_MODES, named; a
+  //! hint: --session-id that is not a plain name (letters, digits, _ and -, starting with a letter or digit), in a
+  //! hint: line naming --session-id; and --resume with --session-id: "--resume and --session-id do not go together"
+  //! hint: (a resumed session keeps its id).
   const args = minimist(argv, {
     //> 4-9 flags-boolean
     boolean: ['print', 'help'],
