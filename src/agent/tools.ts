@@ -228,8 +228,8 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);
     //> 6 permission-gate
-    //! hint: Ask decide() before tool.run; a refusal throws "Permission denied: <reason>" so it
-    //! hint: comes back as an is_error result and the tool never runs.
+    //! hint: Ask decide() before tool.run; a refusal is shown on the terminal ("  ✖ denied: <reason>") and
+    //! hint: throws "Permission denied: <reason>", so it comes back as an is_error result and the tool never runs.
     const decision = await decide(call.name, input, config);
     if (!decision.allow) {
       config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
