@@ -115,3 +115,28 @@ it('an is_error check names the flag the result lacks or carries, not a field th
     expect.stringMatching(/^main's read_file call #2 \(its result went back in request #2\): the result is flagged is_error: true, expected no error: "Error: ENOENT/),
   ]);
 });
+
+it("a breakpoints check reads each request's markers by place, `last` standing for the last of its list there", async () => {
+  const scenario = parseScenario(JSON.stringify({
+    title: 'breakpoints', prompts: ['Read a.txt.'], files: { 'a.txt': 'hello' },
+    tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file', input: { path: 'a.txt' } }] }, { text: 'It says hello.' }] } },
+    expect: [
+      { name: 'where chapter 8 puts them', breakpoints: { track: 'main', at: ['tools[last]', 'system[0]', 'messages[last].content[last]'] } },
+      { name: 'the second request, by number', breakpoints: { track: 'main', request: 2, at: ['tools[5]', 'system[last]', 'messages[2].content[0]'] } },
+      { name: 'one place left out', breakpoints: { track: 'main', at: ['tools[last]', 'system[0]'] } },
+      { name: 'a place with no marker', breakpoints: { track: 'main', request: 2, at: ['tools[0]', 'system[0]', 'messages[last].content[last]'] } },
+      { name: 'none at all', breakpoints: { track: 'main', at: [] } },
+      { name: 'a string content, which carries none', breakpoints: { track: 'main', request: 1, at: ['messages[0].content'] } },
+    ],
+  }), 'breakpoints.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '08-prompt-caching'), scenario, latencyScale: 0 });
+  const [first, second] = r.events.filter((e) => e.type === 'request' && e.track === 'main').map((e) => e.seq);
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['where chapter 8 puts them', true, 'ok'],
+    ['the second request, by number', true, 'ok'],
+    ['one place left out', false, `main request #${first} has a breakpoint at messages[0].content[0], which is none of the places expected (tools[last], system[0]); its breakpoints: tools[5], system[0], messages[0].content[0]`],
+    ['a place with no marker', false, `main request #${second} has no breakpoint at tools[0]; its breakpoints: tools[5], system[0], messages[2].content[0]`],
+    ['none at all', false, `main request #${first} has a breakpoint at tools[5], which is none of the places expected (none); its breakpoints: tools[5], system[0], messages[0].content[0]`],
+    ['a string content, which carries none', false, `main request #${first} has no breakpoint at messages[0].content; its breakpoints: tools[5], system[0], messages[0].content[0]`],
+  ]);
+});

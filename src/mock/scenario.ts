@@ -47,7 +47,7 @@ const MAX_NAME_BYTES = 255;
 const MAX_PATH_BYTES = 3072;
 
 /** Expectation kinds and the fields each accepts (true = required). */
-export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'texts' | 'track' | 'tracks' | 'path'>> = {
+export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'texts' | 'track' | 'tracks' | 'path' | 'places'>> = {
   tool_result: {
     track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
@@ -63,6 +63,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
     track: 'track', request: 'positive', cache_read_min: 'count', cache_read_max: 'count',
     cache_write_min: 'count', cache_write_max: 'count', cache_write_1h_max: 'count',
   },
+  breakpoints: { track: 'track', request: 'positive', at: 'places' },
   terminal: { includes: 'string', excludes: 'string', usage_of: 'track' },
   model: { track: 'track', equals: 'string' },
   fresh_context: { track: 'track', messages: 'positive' },
@@ -194,6 +195,10 @@ function unusableSetupFile(c: Record<string, unknown>, files: Record<string, str
   return undefined;
 }
 
+/** A place a `breakpoints` check names: a block as the mock's event log names it (Breakpoint.where),
+ *  any index `last`. */
+export const BREAKPOINT_PLACE = /^(?:(?:tools|system)\[(?:\d+|last)\]|messages\[(?:\d+|last)\]\.content(?:\[(?:\d+|last)\])?)$/;
+
 /** The statuses a <task-notification> can carry (chapter 15). */
 const NOTIFICATION_STATUSES = ['completed', 'failed', 'stopped'];
 
@@ -228,6 +233,7 @@ const REQUIRED_IN_KIND: Record<string, string[]> = {
   never: ['track'],
   streamed: ['track'],
   usage: ['track', 'request'],
+  breakpoints: ['track', 'at'],
   terminal: [],
   model: ['track', 'equals'],
   fresh_context: ['track'],
@@ -629,6 +635,14 @@ export function parseScenario(text: string, file: string): Scenario {
           case 'texts':
             if (!Array.isArray(v) || v.length < 2) fail(fp, `expected an array of at least two texts, in the order they must appear, got ${Array.isArray(v) ? `${v.length}` : typeName(v)}`);
             (v as unknown[]).forEach((s, j) => nonEmpty(s, `${fp}[${j}]`, 'a text'));
+            break;
+          case 'places':
+            if (!Array.isArray(v)) fail(fp, `expected an array of places (tools[last], system[0], messages[last].content[last] …; [] for none), got ${typeName(v)}`);
+            (v as unknown[]).forEach((s, j) => {
+              const place = string(s, `${fp}[${j}]`, 'a place in the request');
+              if (!BREAKPOINT_PLACE.test(place)) fail(`${fp}[${j}]`, `"${place}" is no place in a request: write tools[N], system[N], messages[N].content[N] or messages[N].content (a string content), each N a number or "last"`);
+              if ((v as unknown[]).indexOf(place) !== j) fail(`${fp}[${j}]`, `"${place}" is listed twice: a block carries one marker at most`);
+            });
             break;
           case 'names':
             if (!Array.isArray(v)) fail(fp, `expected an array of branch names, got ${typeName(v)}`);

@@ -143,6 +143,12 @@ export type ExpectationCheck =
   /** Usage of request number `request` (1-based) of a track. */
   | { usage: { track: string; request: number; cache_read_min?: number; cache_read_max?: number;
       cache_write_min?: number; cache_write_max?: number; cache_write_1h_max?: number } }
+  /** Where the cache_control markers of a track's requests sit (every request; with `request`, that
+   *  one, 1-based): on exactly the blocks `at` names, and on no other. A place is named as the event
+   *  log names a breakpoint (`tools[5]`, `system[0]`, `messages[2].content[0]`, `messages[0].content`
+   *  for a string content marked by a top-level cache_control), any index `last`: the last of its
+   *  list in that request. `at: []`: no marker at all. */
+  | { breakpoints: { track: string; request?: number; at: string[] } }
   /** The terminal output of the agent includes / excludes text. */
   | { terminal: { includes?: string; excludes?: string; usage_of?: string } }
   /** Every request of a track asked for this model. */

@@ -402,6 +402,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (u.cache_write_1h_max !== undefined && hour > u.cache_write_1h_max) return `${u.track} #${u.request} wrote ${hour} cache tokens with the 1-hour TTL (2× the input price), expected ≤ ${u.cache_write_1h_max}`;
     return true;
   }
+  if ('breakpoints' in exp) return checkBreakpoints(exp.breakpoints, events);
   if ('terminal' in exp) {
     const t = exp.terminal;
     const filled = (text: string | undefined) => (text === undefined || t.usage_of === undefined ? text : withUsage(text, events, t.usage_of));
@@ -522,6 +523,57 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     return true;
   }
   return `unknown expectation kind in "${(exp as Expectation).name}"`;
+}
+
+/**
+ * A place a `breakpoints` check names, in this request's terms: each `last` the index of the
+ * last element of its list (`tools[last]` of six tools is `tools[5]`), as the event log names a
+ * breakpoint. Undefined when the request has no such list (no tools, a string system prompt, a
+ * string content asked for by block).
+ */
+function placeIn(place: string, body: Record<string, unknown>): string | undefined {
+  const index = (list: unknown, i: string): number | undefined => (Array.isArray(list) && list.length > 0 ? (i === 'last' ? list.length - 1 : Number(i)) : undefined);
+  const top = /^(tools|system)\[(\d+|last)\]$/.exec(place);
+  if (top) {
+    const i = index(body[top[1]!], top[2]!);
+    return i === undefined ? undefined : `${top[1]}[${i}]`;
+  }
+  const msg = /^messages\[(\d+|last)\]\.content(?:\[(\d+|last)\])?$/.exec(place);
+  if (!msg) return undefined;
+  const messages = body.messages;
+  const m = index(messages, msg[1]!);
+  if (m === undefined) return undefined;
+  const content = ((messages as unknown[])[m] as { content?: unknown } | undefined)?.content;
+  if (msg[2] === undefined) return typeof content === 'string' ? `messages[${m}].content` : undefined;
+  const b = index(content, msg[2]);
+  return b === undefined ? undefined : `messages[${m}].content[${b}]`;
+}
+
+/**
+ * `breakpoints`: the blocks that carry cache_control in each request of the track (or request
+ * number `request`) are exactly the places named. A marker left on a stored message shows
+ * here as one more place, well before it makes the API refuse a request with a fifth.
+ */
+function checkBreakpoints(b: { track: string; request?: number; at: string[] }, events: MockEvent[]): string | true {
+  const all = requestsOf(events, b.track);
+  const looked = b.request === undefined ? all : all.slice(b.request - 1, b.request);
+  if (looked.length === 0) return `${b.track} sent no request${b.request === undefined ? '' : ` #${b.request}`}`;
+  const named = b.at.length === 0 ? 'none' : b.at.join(', ');
+  for (const req of looked) {
+    const found = req.breakpoints.map((x) => x.where);
+    const has = `its breakpoints: ${found.length === 0 ? 'none' : found.join(', ')}`;
+    const wanted: string[] = [];
+    for (const place of b.at) {
+      const where = placeIn(place, req.body);
+      if (where === undefined || !found.includes(where)) {
+        return `${b.track} request #${req.seq} has no breakpoint at ${place}${where !== undefined && where !== place ? ` (${where})` : ''}; ${has}`;
+      }
+      wanted.push(where);
+    }
+    const extra = found.find((w) => !wanted.includes(w));
+    if (extra !== undefined) return `${b.track} request #${req.seq} has a breakpoint at ${extra}, which is none of the places expected (${named}); ${has}`;
+  }
+  return true;
 }
 
 /**
