@@ -263,6 +263,21 @@ describe('time: TTLs and visibility', () => {
     expect(after.cache_creation_input_tokens).toBe(0);
   });
 
+  it("a turn's cache_ttl gives its request's writes that TTL, whatever the markers ask: reported as 1-hour writes, and readable after six idle minutes", async () => {
+    const clock = new ManualClock();
+    const m = await mock({ main: { turns: [{ text: 'ok', cache_ttl: '1h' }, { text: 'ok', idle_ms: 6 * MIN }, { text: 'ok' }] } }, { clock });
+    const c = client(m);
+    const first = await usageOf(c, req(SYS));   // a 5-minute marker
+    expect(first.cache_creation_input_tokens).toBe(1100);
+    expect(first.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1100 });
+    // The request event keeps the marker as sent: only the write took the hour.
+    expect(m.events.find((e) => e.type === 'request')!.breakpoints.map((b) => b.ttl)).toEqual(['5m']);
+    clock.advance(1);
+    await usageOf(c, req(SYS));
+    clock.advance(1);
+    expect((await usageOf(c, req(SYS))).cache_read_input_tokens).toBe(1100);
+  });
+
   it('two simultaneous identical prefixes on a frozen clock both miss', async () => {
     const clock = new ManualClock();
     const m = await mock(

@@ -141,9 +141,10 @@ export class PromptCache {
   /**
    * Looks up and (when `write`) stores the request's prefixes.
    * `arrival`: when the request arrived (decides visibility and expiry);
-   * `start`: when its response starts (recorded on the entries it writes).
+   * `start`: when its response starts (recorded on the entries it writes);
+   * `ttl`: the TTL every write gets, whatever its marker asks for (a turn's `cache_ttl`).
    */
-  apply(model: string, blocks: readonly FlatBlock[], arrival: number, start: number, write: boolean): CacheOutcome {
+  apply(model: string, blocks: readonly FlatBlock[], arrival: number, start: number, write: boolean, ttl?: '5m' | '1h'): CacheOutcome {
     const prefix: number[] = [];
     let sum = 0;
     for (const b of blocks) prefix.push((sum += b.tokens));
@@ -181,10 +182,11 @@ export class PromptCache {
     let covered = hit; // last position whose tokens are already read or written
     for (const bp of writable) {
       const seg = prefix[bp.position]! - (covered >= 0 ? prefix[covered]! : 0);
-      if (bp.ttl === '1h') h1 += seg;
+      const lasts = ttl ?? bp.ttl;
+      if (lasts === '1h') h1 += seg;
       else m5 += seg;
       covered = bp.position;
-      if (write) this.#store(keys[bp.position]!, bp.ttl, arrival, start);
+      if (write) this.#store(keys[bp.position]!, lasts, arrival, start);
     }
     const read = hit >= 0 ? prefix[hit]! : 0;
     const creation = m5 + h1;

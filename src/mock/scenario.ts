@@ -33,7 +33,7 @@ const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 export const ROOT_FIELDS = [
   '$schema', 'title', 'description', 'model', 'files', 'home_files', 'links', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
 ];
-export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'error', 'allow_unoffered'];
+export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'cache_ttl', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 /** The longest latency_ms or idle_ms a turn may ask for: ten minutes. (Node's timers
  *  cannot wait more than about 24.8 days; long before that, no demo means it.) */
@@ -61,7 +61,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   streamed: { track: 'track', min_deltas: 'count' },
   usage: {
     track: 'track', request: 'positive', cache_read_min: 'count', cache_read_max: 'count',
-    cache_write_min: 'count', cache_write_max: 'count', cache_write_1h_max: 'count',
+    cache_write_min: 'count', cache_write_max: 'count', cache_write_1h_min: 'count', cache_write_1h_max: 'count',
   },
   breakpoints: { track: 'track', request: 'positive', at: 'places' },
   terminal: { includes: 'string', excludes: 'string', usage_of: 'track' },
@@ -89,7 +89,7 @@ const CHECKS_IN_KIND: Partial<Record<string, string[]>> = {
   requests: ['count', 'min', 'max', 'counted'],
   tools: ['include', 'exclude', 'exactly'],
   system: ['includes', 'excludes', 'in_order'],
-  usage: ['cache_read_min', 'cache_read_max', 'cache_write_min', 'cache_write_max', 'cache_write_1h_max'],
+  usage: ['cache_read_min', 'cache_read_max', 'cache_write_min', 'cache_write_max', 'cache_write_1h_min', 'cache_write_1h_max'],
   history: ['messages', 'max', 'includes_track_text', 'includes_file', 'excludes_file', 'includes', 'excludes', 'in_order'],
 };
 
@@ -100,7 +100,7 @@ const CHECKS_IN_KIND: Partial<Record<string, string[]>> = {
  */
 function contradiction(kind: string, c: Record<string, unknown>): [field: string, why: string] | undefined {
   const n = (k: string) => c[k] as number | undefined;
-  for (const [low, high] of [['min', 'max'], ['cache_read_min', 'cache_read_max'], ['cache_write_min', 'cache_write_max']] as const) {
+  for (const [low, high] of [['min', 'max'], ['cache_read_min', 'cache_read_max'], ['cache_write_min', 'cache_write_max'], ['cache_write_1h_min', 'cache_write_1h_max'], ['cache_write_1h_min', 'cache_write_max']] as const) {
     if (n(low) !== undefined && n(high) !== undefined && n(low)! > n(high)!) return [low, `${low} ${n(low)} is more than ${high} ${n(high)}`];
   }
   if (kind === 'requests' && n('count') !== undefined) {
@@ -527,7 +527,7 @@ export function parseScenario(text: string, file: string): Scenario {
   }
 
   function checkTurn(v: unknown, p: string): void {
-    const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, idle_ms?, error?}');
+    const t = object(v, p, 'a turn {text?, tool_calls?, stop_reason?, usage?, latency_ms?, idle_ms?, cache_ttl?, error?}');
     fields(t, p, TURN_FIELDS);
     if ('allow_unoffered' in t) boolean(t.allow_unoffered, `${p}.allow_unoffered`, 'allow calling a tool the request does not offer');
     if (!('text' in t) && !('tool_calls' in t) && !('error' in t)) {
@@ -567,6 +567,9 @@ export function parseScenario(text: string, file: string): Scenario {
       if (typeof t.idle_ms !== 'number' || !(t.idle_ms >= 0 && t.idle_ms <= MAX_WAIT_MS)) {
         fail(`${p}.idle_ms`, `expected a number of milliseconds from 0 to ${MAX_WAIT_MS} (ten minutes: time that passes on the mock's clock before the response), got ${shown(t.idle_ms)}`);
       }
+    }
+    if ('cache_ttl' in t && t.cache_ttl !== '5m' && t.cache_ttl !== '1h') {
+      fail(`${p}.cache_ttl`, `expected "5m" or "1h" (the TTL this request's cache writes get, whatever its markers ask for), got ${shown(t.cache_ttl)}`);
     }
     if ('error' in t) {
       const ep = `${p}.error`;

@@ -317,7 +317,7 @@ export async function startMock(opts: MockOptions): Promise<MockServer> {
     }
 
     const content = buildContent(turn, body, track, turnIdx);
-    const outcome = cache.apply(model, flattenRequest(body, opts.countAs), arrival, start, true);
+    const outcome = cache.apply(model, flattenRequest(body, opts.countAs), arrival, start, true, turn.cache_ttl);
     const usage: Usage = { ...outcome.usage, output_tokens: turn.usage?.output_tokens ?? outputTokens(content, opts.countAs) };
     const stopReason = turn.stop_reason ?? (turn.tool_calls && turn.tool_calls.length > 0 ? 'tool_use' : 'end_turn');
     const id = messageId(file, track, turnIdx);

@@ -92,6 +92,10 @@ export interface Turn {
    *  itself reads and writes the cache as of its arrival; every later request arrives at
    *  least this much later, so a gap beyond a TTL expires what was cached before it. */
   idle_ms?: number;
+  /** The TTL this request's cache writes get, and are reported with (usage.cache_creation),
+   *  whatever TTL its markers ask for: what a client sees when something between it and the API
+   *  rewrites its breakpoints (a gateway that gives every one the hour). Default: each marker's own. */
+  cache_ttl?: '5m' | '1h';
   /** Answer with an API error instead. The turn is consumed, so a retry gets the next turn. */
   error?: InjectedError;
   /** A real model only calls tools the request offers, so the mock refuses to script a call
@@ -142,7 +146,7 @@ export type ExpectationCheck =
   | { streamed: { track: string; min_deltas?: number } }
   /** Usage of request number `request` (1-based) of a track. */
   | { usage: { track: string; request: number; cache_read_min?: number; cache_read_max?: number;
-      cache_write_min?: number; cache_write_max?: number; cache_write_1h_max?: number } }
+      cache_write_min?: number; cache_write_max?: number; cache_write_1h_min?: number; cache_write_1h_max?: number } }
   /** Where the cache_control markers of a track's requests sit (every request; with `request`, that
    *  one, 1-based): on exactly the blocks `at` names, and on no other. A place is named as the event
    *  log names a breakpoint (`tools[5]`, `system[0]`, `messages[2].content[0]`, `messages[0].content`

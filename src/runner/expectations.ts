@@ -399,6 +399,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (u.cache_write_min !== undefined && write < u.cache_write_min) return `${u.track} #${u.request} wrote ${write} cache tokens, expected ≥ ${u.cache_write_min}`;
     if (u.cache_write_max !== undefined && write > u.cache_write_max) return `${u.track} #${u.request} wrote ${write} cache tokens, expected ≤ ${u.cache_write_max}`;
     const hour = resp.usage.cache_creation.ephemeral_1h_input_tokens;
+    if (u.cache_write_1h_min !== undefined && hour < u.cache_write_1h_min) return `${u.track} #${u.request} wrote ${hour} cache tokens with the 1-hour TTL, expected ≥ ${u.cache_write_1h_min}`;
     if (u.cache_write_1h_max !== undefined && hour > u.cache_write_1h_max) return `${u.track} #${u.request} wrote ${hour} cache tokens with the 1-hour TTL (2× the input price), expected ≤ ${u.cache_write_1h_max}`;
     return true;
   }

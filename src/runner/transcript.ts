@@ -390,7 +390,8 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
       if (agentCalls > 1) say(r.track, c.dim(`  (${agentCalls} agent calls in one turn; each sub-agent is shown in full below, in call order)`));
       if (opts.trace) {
         const u = r.usage;
-        say(r.track, c.gray(`  ← usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens}, ` +
+        const hour = u.cache_creation.ephemeral_1h_input_tokens;
+        say(r.track, c.gray(`  ← usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens}${hour > 0 ? ` (${hour} of it 1-hour)` : ''}, ` +
           `cache read ${u.cache_read_input_tokens}, output ${u.output_tokens}${r.deltas ? `, ${r.deltas} deltas` : ''}`));
       }
     } else {

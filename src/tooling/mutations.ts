@@ -306,6 +306,11 @@ export const MUTATIONS: readonly Mutation[] = [
     replace: '(usage.cache_read_input_tokens ?? 0) * 1000',
     breaks: 'cache reads cost a tenth of an input token' },
 
+  { id: 'one-hour-writes-priced-as-five-minute', chapter: 8, caughtBy: 'one-hour-writes', file: 'ledger.ts',
+    find: 'const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;',
+    replace: 'const write1h = 0;',
+    breaks: 'a 1-hour cache write costs 2× the input price, not the 5-minute 1.25×' },
+
   { id: 'breakpoints-one-hour', chapter: 8, caughtBy: 'clear', file: 'cache.ts',
     find: "const BREAKPOINT: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };",
     replace: "const BREAKPOINT: Anthropic.CacheControlEphemeral = { type: 'ephemeral', ttl: '1h' };",

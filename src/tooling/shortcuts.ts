@@ -351,6 +351,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 8, todo: 'ledger-cost', shortcut: 'cache writes at the plain input price',
     find: 'write5m * prices.write5m', replace: 'write5m * 1000',
     case: 'demo', fails: 'the ledger adds up what the API reported, field by field' },
+  { chapter: 8, todo: 'ledger-cost', shortcut: 'every cache write priced at the 5-minute rate: the 1-hour ones never looked at',
+    find: '  const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;', replace: '  const write1h = 0;',
+    case: 'one-hour-writes', fails: "the ledger's cost prices those 1-hour writes at 2×, not at the 5-minute 1.25×, and matches the API's usage" },
+  { chapter: 8, todo: 'ledger-cost', shortcut: 'the 1-hour writes priced at 2× and again among the 5-minute ones',
+    find: '  const write5m = (usage.cache_creation_input_tokens ?? 0) - write1h;', replace: '  const write5m = usage.cache_creation_input_tokens ?? 0;',
+    case: 'one-hour-writes', fails: "the ledger's cost prices those 1-hour writes at 2×, not at the 5-minute 1.25×, and matches the API's usage" },
 
   // Chapter 9 · skills
   { chapter: 9, todo: 'parse-frontmatter', shortcut: 'lines split on \\n only: a file with Windows line ends (CRLF) is refused',
