@@ -308,6 +308,14 @@ describe.concurrent('transcripts show what their chapter is about', () => {
     const r = await runInProcess(['13', '--case', 'bad-env', '--no-latency']);
     expect(r.out).toMatch(/the agent's own warnings \(from its terminal\):\n {2}✖ CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS="twenty" is not a whole number/);
   });
+  it("a later chapter's scenario on an earlier chapter's agent: no hints about code it lacks, and one line saying why it fails", async () => {
+    const r = await runInProcess(['8', '--scenario', 'scenarios/09-skills/demo.json', '--no-latency']);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("(this is chapter 9's scenario: chapter 8's agent lacks what chapter 9 adds, so failures are expected; its hints, about chapter 9's code, are left out)");
+    expect(r.out).not.toContain('hint:');
+    const own = await runInProcess(['9', '--scenario', 'scenarios/08-prompt-caching/demo.json', '--no-latency']);
+    expect(own.out).not.toContain("'s scenario: chapter");
+  });
   it('an error inside a stream names itself "mid-stream", not "undefined"', async () => {
     const r = await runInProcess(['5', '--case', 'interrupted']);
     expect(r.out).toContain('✖ API error mid-stream (overloaded_error): Overloaded');
