@@ -572,6 +572,10 @@ export const SHORTCUTS: readonly Shortcut[] = [
     replace: '    const report = await agentLoop(config);\n    parent.terminal.write(`  ⎿ ${typeName} sub-agent "${label}": ${config.ledger.calls} calls, ${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\\n`);\n',
     and: [["    parent.terminal.write(`  ⎿ ${typeName} sub-agent \"${label}\": ${config.ledger.calls} call${config.ledger.calls === 1 ? '' : 's'}, ` +\n      `${config.ledger.input + config.ledger.cacheRead + config.ledger.cacheWrite} input / ${config.ledger.output} output tokens\\n`);\n", '']],
     case: 'turn-cap', fails: "the failed sub-agent's calls are reported on the terminal too" },
+  { chapter: 11, todo: 'run-subagent', shortcut: "every sub-agent's task pushed onto one array made once: the second starts in the first one's context",
+    find: "    messages: [{ role: 'user', content: input.prompt }],",
+    replace: "    messages: ((shared) => (shared.push({ role: 'user', content: input.prompt }), shared))((runSubagent as unknown as { shared?: Anthropic.MessageParam[] }).shared ??= []),",
+    case: 'context', fails: "the second sub-agent starts fresh too: its first request holds its own task only, nothing of the first sub-agent's run" },
 
   // Chapter 12 · fork sub-agents
   { chapter: 12, todo: 'fork-child-config', shortcut: "the child writes to the parent's terminal",
