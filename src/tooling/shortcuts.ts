@@ -576,6 +576,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
     find: "    messages: [{ role: 'user', content: input.prompt }],",
     replace: "    messages: ((shared) => (shared.push({ role: 'user', content: input.prompt }), shared))((runSubagent as unknown as { shared?: Anthropic.MessageParam[] }).shared ??= []),",
     case: 'context', fails: "the second sub-agent starts fresh too: its first request holds its own task only, nothing of the first sub-agent's run" },
+  { chapter: 11, todo: 'run-subagent', shortcut: 'one Ledger made once, shared by every sub-agent',
+    find: '    ledger: new Ledger(),', replace: '    ledger: ((runSubagent as unknown as { ledger?: Ledger }).ledger ??= new Ledger()),',
+    case: 'context', fails: "each sub-agent counts into a ledger of its own: the session's ledger equals what the API reported to every track, each call once" },
 
   // Chapter 12 · fork sub-agents
   { chapter: 12, todo: 'fork-child-config', shortcut: "the child writes to the parent's terminal",
