@@ -71,6 +71,27 @@ it("a system_stable check with also compares both tracks' requests: a sub-agent'
   ]);
 });
 
+it("a last_user_blocks check says how the last user message differs: one string, how many blocks, which block starts otherwise", async () => {
+  const checks = (openings: string[][]) => openings.map((o, i) => ({ name: `blocks ${i + 1}`, history: { track: 'main', request: 1, last_user_blocks: o } }));
+  const planned = parseScenario(JSON.stringify({
+    title: 'plan mode', prompts: ['/plan', 'Look around.'], tracks: { main: { turns: [{ text: 'Looked.' }] } },
+    expect: checks([['Look around.', '<system-reminder>'], ['Look around.'], ['<system-reminder>', 'Look around.']]),
+  }), 'blocks.json');
+  const r = await runChapter({ codeDir: path.join(ROOT, 'steps', '10-plan-mode'), scenario: planned, latencyScale: 0 });
+  expect(r.expectations.map((e) => [e.name, e.ok, e.detail])).toEqual([
+    ['blocks 1', true, 'ok'],
+    ['blocks 2', false, "main request #1's last user message has 2 blocks (text, text), expected 1 text block"],
+    ['blocks 3', false, 'main request #1\'s last user message has block 1 starting "Look around.", expected "<system-reminder>"'],
+  ]);
+  const plain = parseScenario(JSON.stringify({
+    title: 'a string', prompts: ['Say hello.'], tracks: { main: { turns: [{ text: 'Hello.' }] } },
+    expect: checks([['Say hello.', '<system-reminder>']]),
+  }), 'string.json');
+  // Chapter 4 sends a prompt as it was typed, a string (from chapter 8 on it is a block, for its cache breakpoint).
+  const s = await runChapter({ codeDir: path.join(ROOT, 'steps', '04-cli-sessions'), scenario: plain, latencyScale: 0 });
+  expect(s.expectations[0]!.detail).toBe('main request #1\'s last user message is one string ("Say hello."), not 2 text blocks');
+});
+
 // Two long texts cut at their start alike showed the same words on both sides, and the
 // difference past the cut went unseen.
 it('a file that is not what it should be: both texts are shown where they first differ', async () => {

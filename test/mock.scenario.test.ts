@@ -166,6 +166,10 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.expect[0].breakpoints.at[1]: "messages[-1]" is no place in a request: write tools[N], system[N], messages[N].content[N] or messages[N].content (a string content), each N a number or "last"`],
     ['a breakpoint place listed twice', (s) => (s.expect = [{ name: 'x', breakpoints: { track: 'main', at: ['system[0]', 'system[0]'] } }]),
       `${F}: $.expect[0].breakpoints.at[1]: "system[0]" is listed twice: a block carries one marker at most`],
+    ['no block for a message', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 1, last_user_blocks: [] } }]),
+      `${F}: $.expect[0].history.last_user_blocks: expected an array of texts, one for each block, each what that block starts with, got none`],
+    ['a block that starts with nothing', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 1, last_user_blocks: ['Look', ''] } }]),
+      `${F}: $.expect[0].history.last_user_blocks[1]: must not be empty (the text a block starts with)`],
     // Checks that would always hold, or never.
     ['a check that only says where to look', (s) => (s.expect = [{ name: 'x', requests: { track: 'main' } }]),
       `${F}: $.expect[0].requests: checks nothing: give at least one of count, min, max, counted (track only says where to look)`],

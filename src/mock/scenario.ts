@@ -47,7 +47,7 @@ const MAX_NAME_BYTES = 255;
 const MAX_PATH_BYTES = 3072;
 
 /** Expectation kinds and the fields each accepts (true = required). */
-export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'texts' | 'track' | 'tracks' | 'path' | 'places'>> = {
+export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolean' | 'count' | 'positive' | 'strings' | 'names' | 'texts' | 'track' | 'tracks' | 'path' | 'places' | 'openings'>> = {
   tool_result: {
     track: 'track', tool: 'string', call: 'positive', includes: 'string', includes_file: 'path',
     includes_track_text: 'track', excludes: 'string', is_error: 'boolean',
@@ -70,7 +70,7 @@ export const EXPECTATION_KINDS: Record<string, Record<string, 'string' | 'boolea
   isolated: { track: 'track', from: 'track' },
   history: {
     track: 'track', request: 'positive', messages: 'positive', max: 'positive', includes_track_text: 'track', includes_file: 'path', excludes_file: 'path',
-    includes: 'string', excludes: 'string', in_order: 'texts',
+    includes: 'string', excludes: 'string', in_order: 'texts', last_user_blocks: 'openings',
   },
   ledger: { tracks: 'tracks', cost: 'boolean' },
   fork_prefix: { tracks: 'tracks', from: 'track', cached: 'boolean', own: 'boolean' },
@@ -90,7 +90,7 @@ const CHECKS_IN_KIND: Partial<Record<string, string[]>> = {
   tools: ['include', 'exclude', 'exactly'],
   system: ['includes', 'excludes', 'in_order'],
   usage: ['cache_read_min', 'cache_read_max', 'cache_write_min', 'cache_write_max', 'cache_write_1h_min', 'cache_write_1h_max'],
-  history: ['messages', 'max', 'includes_track_text', 'includes_file', 'excludes_file', 'includes', 'excludes', 'in_order'],
+  history: ['messages', 'max', 'includes_track_text', 'includes_file', 'excludes_file', 'includes', 'excludes', 'in_order', 'last_user_blocks'],
 };
 
 /**
@@ -646,6 +646,10 @@ export function parseScenario(text: string, file: string): Scenario {
               if (!BREAKPOINT_PLACE.test(place)) fail(`${fp}[${j}]`, `"${place}" is no place in a request: write tools[N], system[N], messages[N].content[N] or messages[N].content (a string content), each N a number or "last"`);
               if ((v as unknown[]).indexOf(place) !== j) fail(`${fp}[${j}]`, `"${place}" is listed twice: a block carries one marker at most`);
             });
+            break;
+          case 'openings':
+            if (!Array.isArray(v) || v.length === 0) fail(fp, `expected an array of texts, one for each block, each what that block starts with, got ${Array.isArray(v) ? 'none' : typeName(v)}`);
+            (v as unknown[]).forEach((s, j) => nonEmpty(s, `${fp}[${j}]`, 'the text a block starts with'));
             break;
           case 'names':
             if (!Array.isArray(v)) fail(fp, `expected an array of branch names, got ${typeName(v)}`);

@@ -164,9 +164,11 @@ export type ExpectationCheck =
   /** The messages of request number `request` (1-based) of a track: exactly `messages` of them / at
    *  most `max`; their text (prompts, assistant text, tool calls and results) contains the final
    *  text of another track / a workspace file's setup content, or lacks a file's content; contains /
-   *  lacks a text; carries the `in_order` texts each after the one before it. */
+   *  lacks a text; carries the `in_order` texts each after the one before it; `last_user_blocks`:
+   *  its last user message is exactly that many blocks, each a text block starting with its text. */
   | { history: { track: string; request: number; messages?: number; max?: number; includes_track_text?: string;
-      includes_file?: string; excludes_file?: string; includes?: string; excludes?: string; in_order?: string[] } }
+      includes_file?: string; excludes_file?: string; includes?: string; excludes?: string; in_order?: string[];
+      last_user_blocks?: string[] } }
   /** The agent's final `ledger:` line (chapter 8 on) equals the sum of the usage the mock
    *  reported to the listed tracks (default: every track). `cost: true`: the `cost:` line
    *  after it also equals that usage at the documented prices (uncached input ×1, 5-minute

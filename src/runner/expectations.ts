@@ -114,6 +114,24 @@ function head(text: string, n: number): string {
 }
 
 /** The start of a text, visible, cut at `max` characters. */
+/**
+ * Why the last user message of `messages` is not exactly these blocks, each a text block
+ * that starts with its text (undefined: it is). A string content is one text, no block.
+ */
+function userBlocksDiffer(messages: unknown[], openings: string[]): string | undefined {
+  const last = [...messages].reverse().find((m) => (m as { role?: unknown }).role === 'user') as { content?: unknown } | undefined;
+  const want = `${openings.length} text block${openings.length === 1 ? '' : 's'}`;
+  if (!last) return `is missing: the request has no user message, expected ${want}`;
+  if (!Array.isArray(last.content)) return `is one string ("${short(String(last.content ?? ''))}"), not ${want}`;
+  const blocks = last.content as Block[];
+  if (blocks.length !== openings.length) return `has ${blocks.length} block${blocks.length === 1 ? '' : 's'} (${blocks.map((b) => String(b.type)).join(', ')}), expected ${want}`;
+  for (const [i, b] of blocks.entries()) {
+    if (b.type !== 'text') return `has a ${String(b.type)} block as block ${i + 1}, expected a text block starting "${short(openings[i]!)}"`;
+    if (!String(b.text ?? '').startsWith(openings[i]!)) return `has block ${i + 1} starting "${short(String(b.text ?? ''), 40)}", expected "${short(openings[i]!)}"`;
+  }
+  return undefined;
+}
+
 function short(text: string, max = 90): string {
   const shown = visible(text.trim());
   return shown.length > max ? `${head(shown, max - 1)}…` : shown;
@@ -457,6 +475,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (h.excludes !== undefined && text.includes(h.excludes)) return `${h.track} request #${h.request} carries "${short(h.excludes)}"`;
     const order = h.in_order && outOfOrder(text, h.in_order);
     if (order) return `${h.track} request #${h.request} ${order}`;
+    if (h.last_user_blocks !== undefined) {
+      const shape = userBlocksDiffer(messages, h.last_user_blocks);
+      if (shape) return `${h.track} request #${h.request}'s last user message ${shape}`;
+    }
     for (const [file, want] of [[h.includes_file, true], [h.excludes_file, false]] as const) {
       if (file === undefined) continue;
       const content = scenario.files?.[file];
