@@ -154,6 +154,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.files["docs/a.md"]: needs a folder "docs", but $.links["docs"] is a file: a path cannot be both`],
     ['answers in an unattended run', (s) => Object.assign(s, { unattended: true, answers: [{ tool: 'write_file', allow: true }] }),
       `${F}: $.answers: an unattended run has nobody to answer permission prompts: give no answers, or drop "unattended"`],
+    ['an answer that is neither allow, deny nor no answer', (s) => (s.answers = [{ tool: 'run_shell', allow: 'yes' as never }]),
+      `${F}: $.answers[0].allow: expected true (allow), false (deny) or null (no answer: the input ended), got a string`],
     ['an empty text an answer requires the question to show', (s) => (s.answers = [{ tool: 'run_shell', allow: true, shows: '' }]),
       `${F}: $.answers[0].shows: must not be empty (text the question must show)`],
     ['an empty match', (s) => (s.tracks.explorer.match = {} as never), `${F}: $.tracks.explorer.match: needs at least one condition (system, user, first_user or not_user)`],

@@ -482,7 +482,8 @@ export function parseScenario(text: string, file: string): Scenario {
       const o = object(a, p, 'a permission answer {tool, allow}');
       fields(o, p, ['tool', 'allow', 'shows']);
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
-      boolean(required(o, 'allow', p, 'whether the user allows the call'), `${p}.allow`, 'allow or deny');
+      const allow = required(o, 'allow', p, 'whether the user allows the call');
+      if (allow !== null && typeof allow !== 'boolean') fail(`${p}.allow`, `expected true (allow), false (deny) or null (no answer: the input ended), got ${typeName(allow)}`);
       if ('shows' in o) nonEmpty(o.shows, `${p}.shows`, 'text the question must show');
     });
   }

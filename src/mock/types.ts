@@ -45,7 +45,8 @@ export interface Scenario {
 export interface PermissionAnswer {
   /** Tool the prompt is about (checked: a prompt for another tool is a scenario failure). */
   tool: string;
-  allow: boolean;
+  /** true: allow; false: deny; null: no answer came (the input ended at the question: Ctrl-D). */
+  allow: boolean | null;
   /** Text the question must show the person (the command, the plan): a person answers what they see. */
   shows?: string;
 }

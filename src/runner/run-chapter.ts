@@ -188,9 +188,9 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const answers = [...(opts.scenario.answers ?? [])];
   const problems: string[] = [];
   const asked: AskedQuestion[] = [];
-  const ask = async (question: { tool: string; input?: unknown; summary?: string }): Promise<boolean> => {
+  const ask = async (question: { tool: string; input?: unknown; summary?: string }): Promise<boolean | undefined> => {
     const next = answers.shift();
-    const answer = (allow: boolean, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, allow, refusedBecause }); return allow; };
+    const answer = (allow: boolean | undefined, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, allow, refusedBecause }); return allow; };
     if (!next) {
       problems.push(`the agent asked permission for ${question.tool}, but the scenario has no answer left`);
       return answer(false, 'no answer left');
@@ -204,7 +204,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       problems.push(`the agent asked permission for ${question.tool} without showing ${JSON.stringify(next.shows)} (the question said: ${JSON.stringify((question.summary ?? '').slice(0, 120))})`);
       return answer(false, `the question did not show ${JSON.stringify(next.shows)}`);
     }
-    return answer(next.allow);
+    return answer(next.allow ?? undefined);   // null: the input ended, and no answer came
   };
   try {
     const { home, cwd } = await layOutScenario(tempDir, opts.scenario);

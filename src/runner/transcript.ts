@@ -20,7 +20,8 @@ export interface TranscriptOptions {
 }
 
 export interface AskedQuestion {
-  tool: string; input: unknown; summary?: string; allow: boolean;
+  /** undefined: no answer came (the scenario's null: the input ended at the question). */
+  tool: string; input: unknown; summary?: string; allow: boolean | undefined;
   /** Set when the runner answered no itself, not the scenario: why (no answer left, one for another tool, a question that hid what its answer shows). */
   refusedBecause?: string;
 }
@@ -382,7 +383,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           const q = unasked.findIndex((a) => a.tool === b.name && JSON.stringify(a.input) === JSON.stringify(b.input));
           if (q >= 0) {
             const [a] = unasked.splice(q, 1);
-            say(r.track, `${who(r.track)} ${c.yellow('?')} allow ${a!.summary ?? a!.tool}? ${a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
+            say(r.track, `${who(r.track)} ${c.yellow('?')} allow ${a!.summary ?? a!.tool}? ${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
           }
         }
       }
