@@ -204,3 +204,21 @@ it('a stopped background agent, continued, is shown after the send_message that 
   expect(message).toBeGreaterThan(sent);
   expect(lines.slice(stop, sent).filter((l) => l.startsWith('    helper'))).toEqual([]);
 });
+
+// Chapter 14's policy island: a typed /skill runs in a sub-agent of its own before the main
+// agent is sent anything. The typed line came after the island's run, and a skill whose name
+// the report repeats (/tally) was shown as typed text the user never typed.
+it('a policy island is shown under the /skill typed for it, and what the main agent is then sent under the island', async () => {
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios/14-custom-agents/island.json'));
+  const result = await runOnce({ codeDir: snapshotDir(findChapter(14)!), scenario, latencyScale: 0 });
+  const lines = renderTranscript(canonicalOrder(result.events), { color: new Chalk({ level: 0 }), scenario, asked: result.asked });
+  for (const [typed, track] of [['/changelog 1.4.0', 'scribe'], ['/tally', 'counter']] as const) {
+    const you = lines.indexOf(`you ▸ ${typed}`);
+    const task = lines.findIndex((l) => l.trimStart().startsWith(`${track} task ▸`));
+    const lastOfIsland = lines.length - 1 - [...lines].reverse().findIndex((l) => l.trimStart().startsWith(`${track} `));
+    const sentAs = lines.findIndex((l) => l.startsWith(`  sent as ▸ The ${typed.split(' ')[0]} skill ran in an isolated`));
+    expect(you, typed).toBeGreaterThanOrEqual(0);
+    expect([you < task, task < lastOfIsland, lastOfIsland < sentAs], typed).toEqual([true, true, true]);
+  }
+  expect(lines.filter((l) => l.startsWith('you ▸ ')).map((l) => l.slice(6))).toEqual(scenario.prompts);
+});

@@ -312,12 +312,30 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
   const sentLater = (k: number) => prompts.slice(k + 1).some((p) => p.trim() !== '' && userTexts.some((t) => t.includes(p.trim())));
   const unasked = [...(opts.asked ?? [])];
   const sentMessages = sentMessagesOf(events);
+  // A policy island (chapter 14): a /skill typed by the user runs in a sub-agent of its own
+  // before the main agent is sent anything, and what the main agent is then sent is the
+  // island's report. The typed line is shown before the island, the report under it.
+  let typedAhead = false;
+  const islandOf = (at: number): string | undefined => {
+    const next = events.slice(at + 1).find((x): x is RequestEvent => x.type === 'request' && x.track === 'main' && x.path === '/v1/messages');
+    const text = next === undefined ? '' : String(lastUserBlocks(next).at(-1)?.text ?? '');
+    const skill = /^The (\/\S+) skill ran in an isolated /.exec(text)?.[1];
+    const typed = prompts[nextPrompt];
+    return skill !== undefined && typed !== undefined && (typed.trim() === skill || typed.trim().startsWith(`${skill} `)) ? typed : undefined;
+  };
 
-  for (const e of events) {
+  for (const [at, e] of events.entries()) {
     if (e.type === 'request') {
       if (e.path !== '/v1/messages' || e.track === null) continue;
       const first = !seenTrack.has(e.track);
       seenTrack.add(e.track);
+      const island = first && e.track !== 'main' && !typedAhead ? islandOf(at) : undefined;
+      if (island !== undefined) {
+        unsentUpTo(nextPrompt);
+        say('main', `${c.bold.green('you')} ▸ ${flat(island, width - 12)}`);
+        nextPrompt++;
+        typedAhead = true;
+      }
       const previous = previousRequest.get(e.track);
       // A conversation that starts over without a prompt of its own (a wake-up after /clear):
       // the /clear typed before it is shown here, not at the end.
@@ -348,9 +366,15 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           const text = String(b.text);
           const own = text.includes('</fork-boilerplate>') ? `${c.dim('[boilerplate]')} ${text.slice(text.lastIndexOf('</fork-boilerplate>') + 19).trim()}` : text;
           // What the user typed, when the agent sent something else for it (a /skill, expanded).
+          if (e.track === 'main' && !typedShown && typedAhead) {
+            typedShown = true;
+            typedAhead = false;
+            say(e.track, `${c.dim('  sent as')} ▸ ${flat(own, width - 20)}`);
+            continue;
+          }
           if (e.track === 'main' && !typedShown && prompts.length > nextPrompt) {
             typedShown = true;
-            const j = prompts.findIndex((p, k) => k >= nextPrompt && p.trim() !== '' && text.includes(p.trim()));
+            const j = prompts.findIndex((p, k) => k >= nextPrompt && p.trim() !== '' && text.startsWith(p.trim()));
             if (j >= 0) {
               unsentUpTo(j);
               nextPrompt = j + 1;
