@@ -2,10 +2,12 @@
 // print under a ✖ line, worded for a person (counts with their nouns in the right number).
 
 import { it, expect } from 'vitest';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseScenario } from '../src/mock/index.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
+import { makeProjectScratch } from './temp-guard.ts';
 
 it("a requests check that fails says how many the track sent: '1 request', '2 requests'", async () => {
   const scenario = parseScenario(JSON.stringify({
@@ -160,4 +162,23 @@ it("a breakpoints check reads each request's markers by place, `last` standing f
     ['none at all', false, `main request #${first} has a breakpoint at tools[5], which is none of the places expected (none); its breakpoints: tools[5], system[0], messages[0].content[0]`],
     ['a string content, which carries none', false, `main request #${first} has no breakpoint at messages[0].content; its breakpoints: tools[5], system[0], messages[0].content[0]`],
   ]);
+});
+
+it('a requests check counts the track\'s requests, and names the ones that reached no track (refused by the API)', async () => {
+  const dir = makeProjectScratch(ROOT, 'astray-');
+  try {
+    // Chapter 1 without its tool results: the second request asks again with a tool_use unanswered, and the API refuses it.
+    cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+    const file = path.join(dir, 'agent.ts');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("messages.push({ role: 'user', content: results });", ''));
+    const scenario = parseScenario(JSON.stringify({
+      title: 'astray', prompts: ['Read a.txt.'], files: { 'a.txt': 'hi\n' },
+      tracks: { main: { turns: [{ tool_calls: [{ name: 'read_file', input: { path: 'a.txt' } }] }, { text: 'It says hi.' }] } },
+      expect: [{ name: 'two', requests: { track: 'main', count: 2 } }],
+    }), 'astray.json');
+    const r = await runChapter({ codeDir: dir, scenario, latencyScale: 0, freshModule: true });
+    const refused = r.events.filter((e) => e.type === 'request' && e.track === null).length;
+    expect(refused).toBe(1);
+    expect(r.expectations[0]!.detail).toBe('main sent 1 request (and 1 more that reached no track: refused by the API, or matched by no script), expected 2');
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 });

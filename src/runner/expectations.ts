@@ -349,7 +349,10 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
   if ('requests' in exp) {
     const r = exp.requests;
     const n = requestsOf(events, r.track).length;
-    const sent = `${r.track} sent ${n} request${n === 1 ? '' : 's'}`;
+    // Requests that reached no track (the API refused them before any script saw them, or no
+    // script matched them) are not the track's, but they are in the run's count: say so.
+    const astray = events.filter((e) => e.type === 'request' && e.track === null && e.path === '/v1/messages').length;
+    const sent = `${r.track} sent ${n} request${n === 1 ? '' : 's'}${astray > 0 ? ` (and ${astray} more that reached no track: refused by the API, or matched by no script)` : ''}`;
     if (r.count !== undefined && n !== r.count) return `${sent}, expected ${r.count}`;
     if (r.min !== undefined && n < r.min) return `${sent}, expected at least ${r.min}`;
     if (r.max !== undefined && n > r.max) return `${sent}, expected at most ${r.max}`;
