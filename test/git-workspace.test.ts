@@ -354,3 +354,10 @@ it('an excerpt never cuts a character in two, at its end or at its start', async
     expect(detail, 'half of a character').not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   }
 });
+
+it('a file name git refuses is the scenario\'s fault, said in one line naming the scenario, not a crash of the agent; nothing is left', async () => {
+  const s = scenario({ files: { 'GIT~1/config': 'x\n' } });
+  const before = new Set(readdirSync(os.tmpdir()));
+  await expect(runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 })).rejects.toThrow(/^git\.json: the run could not lay out its workspace: git add: .*GIT~1\/config/);
+  expect(readdirSync(os.tmpdir()).filter((d) => !before.has(d) && d.startsWith('subagents-run-'))).toEqual([]);
+});

@@ -412,6 +412,8 @@ export function parseScenario(text: string, file: string): Scenario {
       // another repository on the machine.
       if (k.split(/[\\/]/).some((name) => fold(name) === '.git')) fail(at(k), 'names a .git: a link there would lead git to another repository');
       const to = nonEmpty(target, at(k), "the link's target, relative to its folder");
+      if (to.includes('\0')) fail(at(k), 'has a NUL character in its target, which no file system takes');
+      if (Buffer.byteLength(to) > MAX_PATH_BYTES) fail(at(k), `has a target of ${Buffer.byteLength(to)} bytes; a path may have at most ${MAX_PATH_BYTES}`);
       if (to.startsWith('/') || to.startsWith('\\') || /^[A-Za-z]:/.test(to)) fail(at(k), `"${to}" is an absolute target: write it relative to the link's folder (the run's folders are made anew each time)`);
       // Where it leads, worked out on paper from the run's folder, which holds work/ and home/: it
       // must stay in one of them. On paper is where it really leads only if ".." comes first
@@ -439,9 +441,39 @@ export function parseScenario(text: string, file: string): Scenario {
   if ('argv' in root) {
     if (!Array.isArray(root.argv)) fail('$.argv', `expected an array of strings (command-line flags), got ${typeName(root.argv)}`);
     (root.argv as unknown[]).forEach((a, i) => string(a, `$.argv[${i}]`, 'one command-line argument'));
+    // --resume takes a path as well as an id, and the session is written back there: in a
+    // scripted run it must be a file of the workspace, never one elsewhere on the machine.
+    const argv = root.argv as string[];
+    argv.forEach((a, i) => {
+      const value = a === '--resume' ? argv[i + 1] : a.startsWith('--resume=') ? a.slice('--resume='.length) : undefined;
+      if (value !== undefined && (value.startsWith('/') || value.startsWith('~') || /^[A-Za-z]:/.test(value) || value.split(/[\\/]/).includes('..'))) {
+        fail(`$.argv[${a === '--resume' ? i + 1 : i}]`, `--resume "${value}" leads out of the workspace: a scenario resumes a session of its own files (an id, or a path inside the workspace)`);
+      }
+    });
   }
   if ('git' in root && root.git !== 'detached') {
     boolean(root.git, '$.git', 'whether the workspace is a git repository with the files as its first commit, or "detached": the same with HEAD detached');
+  }
+  if (root.git !== true && root.git !== 'detached' && isObj(root.files)) {
+    // A repository the scenario makes itself (HEAD, refs/, objects/), or a .git file as a
+    // worktree has one, must stay in the run's folder: git follows a "gitdir:" file, and a
+    // .git folder's commondir, gitdir, alternates and config (core.worktree) to any folder of
+    // the machine, whose repository the run would then read and change.
+    for (const [k, text] of Object.entries(root.files)) {
+      const names = k.split('/');
+      const at = names.findIndex((name) => fold(name) === '.git');
+      if (at < 0) continue;
+      const where = `$.files[${JSON.stringify(k)}]`;
+      if (at === names.length - 1) {
+        const to = /^gitdir: *(.*?)\s*$/.exec(String(text))?.[1] ?? '';
+        const parts = to.split('/').filter((p) => p !== '' && p !== '.');
+        const named = parts.findIndex((p) => p !== '..');
+        const inside = !to.startsWith('/') && (named < 0 || !parts.slice(named).includes('..')) && names.length - (named >= 0 ? named : parts.length) >= 0;
+        if (!inside) fail(where, 'a .git file must say "gitdir: PATH", PATH relative and inside the run\'s folder (its ".." first): git would follow it to another repository');
+      } else if (['config', 'commondir', 'gitdir'].includes(fold(names[at + 1]!)) || fold(names.slice(at + 1).join('/')) === 'objects/info/alternates') {
+        fail(where, `names git's ${names.slice(at + 1).join('/')}, which can send git to another repository's files: for a real repository, use "git": true`);
+      }
+    }
   }
   if ((root.git === true || root.git === 'detached') && isObj(root.files)) {
     // The runner makes the repository's .git itself. One from the files would clash with it,

@@ -5,7 +5,7 @@
 
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
+import { ScenarioError, startMock, type CountAs, type MockEvent, type Scenario } from '../mock/index.ts';
 import { makeTempDir, release, removeAgainAtExit, removeFolder, removeWorktreesOf, stopProcessesIn, trackWorktreesOf } from './cleanup.ts';
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { detachHead, makeRepository } from './git-repo.ts';
@@ -206,8 +206,18 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     }
     return answer(next.allow ?? undefined);   // null: the input ended, and no answer came
   };
+  let laidOut: { home: string; cwd: string };
   try {
-    const { home, cwd } = await layOutScenario(tempDir, opts.scenario);
+    laidOut = await layOutScenario(tempDir, opts.scenario);
+  } catch (err) {
+    // Files the loader let through that the disk or git will not take (a name git refuses,
+    // an encoding git cannot convert): the scenario's fault, said as one, not the agent's crash.
+    unroute();
+    await mock.close();
+    throw new ScenarioError(opts.scenario.file, '', `the run could not lay out its workspace: ${oneLine(err)}`);
+  }
+  try {
+    const { home, cwd } = laidOut;
     await guardRun(async () => {
       // Loaded under the guard too: code that never yields while its module loads (a
       // `while (true) {}` at a file's top level) is stopped like code that never yields later.
