@@ -390,3 +390,46 @@ it.skipIf(withoutTerminal !== undefined)(`a long session at a terminal: prompt a
     expect(code, JSON.stringify(out)).toBe(0);
   });
 });
+
+// Sub-agents working at the same time (chapter 13) may each ask before a call: the questions
+// are put one at a time, each answered by the line typed while it is on screen. readline's
+// question() drops a second question asked while one waits: it was never shown, and its
+// sub-agent waited for good.
+it.skipIf(withoutTerminal !== undefined)(`two sub-agents asking at once at a terminal: each question is shown and gets its own answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const shell = (command: string) => ({ name: 'run_shell', input: { command } });
+  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'two ask', prompts: ['unused'], tracks: {
+    main: { turns: [
+      { tool_calls: ['A', 'B'].map((x) => ({ name: 'agent', input: { description: `Task ${x}`, prompt: `Task ${x}: run echo ${x}`, subagent_type: 'general' } })) },
+      { text: 'Both reported.' },
+    ] },
+    a: { match: { first_user: 'Task A' }, turns: [{ tool_calls: [shell('echo ran-A')] }, { text: 'A done.' }] },
+    b: { match: { first_user: 'Task B' }, turns: [{ tool_calls: [shell('echo ran-B')] }, { text: 'B done.' }] },
+  } }), 'bin.json') });
+  try {
+    await withBinBundle('13-parallel-limits', async (bundle, work) => {
+      let answered = 0;
+      const { out, code } = await inTerminal([process.execPath, bundle, 'Run both.'].map(quoted).join(' '), {
+        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'bin.ts, two questions',
+        react: (shown, keys) => {
+          const asked = shown.split('[y/N]').length - 1;
+          if (asked > answered && answered < 2) { answered++; keys.type(answered === 1 ? 'y\r' : 'n\r'); }
+          if (shown.includes('Both reported.')) keys.end('\u0004');
+        },
+      });
+      const questions = [...out.matchAll(/Allow run: echo (ran-[AB])\? \[y\/N\]/g)].map((m) => m[1]);
+      expect(questions.sort(), JSON.stringify(out)).toEqual(['ran-A', 'ran-B']);
+      // The first question shown got the yes, the second the no: each as typed while it was on screen.
+      const results = Object.fromEntries(['a', 'b'].map((track) => {
+        const last = mock.events.filter((e) => e.type === 'request' && e.track === track).at(-1) as unknown as { body: { messages: unknown[] } };
+        return [track, JSON.stringify(last.body.messages.at(-1))];
+      }));
+      const [first, second] = [...out.matchAll(/Allow run: echo ran-([AB])\?/g)].map((m) => m[1]!.toLowerCase());
+      expect(results[first!]).toContain(`ran-${first!.toUpperCase()}`);
+      expect(results[first!]).not.toContain('"is_error":true');
+      expect(results[second!]).toContain('the user denied');
+      expect(code, JSON.stringify(out)).toBe(0);
+    });
+  } finally {
+    await mock.close();
+  }
+});

@@ -192,6 +192,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
     // The input's end (Ctrl-D): a question still waiting would otherwise wait for ever.
     let inputEnded = false;
     const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => { inputEnded = true; resolve(undefined); }));
+    let questions: Promise<unknown> = Promise.resolve();   // the one asked last: the next waits for it
     console.log(`Live: chapter ${o.chapter.n} in ${cwd}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
     try {
       // From chapter 4, false: a prompt failed, which the agent said in a ✖ line and went on.
@@ -205,10 +206,16 @@ export async function runLive(o: LiveOptions): Promise<number> {
         // A question the input ends on (Ctrl-D) is refused as one nobody can answer.
         // (readline shows no prompt once the input ended: the question is written here then.)
         ...(rl && {
-          ask: async (q: { tool: string; summary?: string }) => {
-            const prompt = `Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
-            if (inputEnded) process.stdout.write(prompt);
-            return permissionAnswer(await Promise.race([rl.question(prompt), ended]).catch(() => undefined));
+          // One question at a time: sub-agents at work together (chapter 13 on) may ask at once,
+          // and readline's question() drops a second one asked while the first waits.
+          ask: (q: { tool: string; summary?: string }) => {
+            const turn = questions.then(async () => {
+              const prompt = `Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
+              if (inputEnded) process.stdout.write(prompt);
+              return permissionAnswer(await Promise.race([rl.question(prompt), ended]).catch(() => undefined));
+            });
+            questions = turn.then(() => undefined, () => undefined);
+            return turn;
           },
         }),
       })) === false;

@@ -47,10 +47,27 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   // One reader for everything typed: prompts and permission answers.
   const rl = createInterface({ input: process.stdin, output: tty ? process.stdout : undefined, terminal: tty });
   const queue: string[] = [];
-  const waiting: ((line: string | undefined) => void)[] = [];
+  // Who waits for the next line: the prompt, and permission questions, which sub-agents at
+  // work at the same time (chapters 13 and 15) may ask while the prompt waits or another
+  // question does. The line typed answers what is on screen: a question before the prompt,
+  // questions one at a time in the order asked; then what still waits is shown again.
+  const waiting: { prompt: string; question: boolean; resolve: (line: string | undefined) => void }[] = [];
+  let shown: (typeof waiting)[number] | undefined;
+  const onScreen = () => waiting.find((w) => w.question) ?? waiting[0];
+  const showNext = () => {
+    const w = onScreen();
+    if (w && w !== shown) { shown = w; process.stdout.write(w.prompt); }
+  };
   let closed = false;
-  rl.on('line', (line) => { const w = waiting.shift(); if (w) w(line); else queue.push(line); });
-  rl.on('close', () => { closed = true; for (const w of waiting.splice(0)) w(undefined); });
+  rl.on('line', (line) => {
+    const w = onScreen();
+    if (!w) { queue.push(line); return; }
+    waiting.splice(waiting.indexOf(w), 1);
+    shown = undefined;
+    w.resolve(line);
+    showNext();
+  });
+  rl.on('close', () => { closed = true; for (const w of waiting.splice(0)) w.resolve(undefined); });
   // Ctrl-C at the prompt ends the session like Ctrl-D. While the agent works, it ends the
   // input too: the prompt is answered, then the session ends. That is said at once, or the
   // key would seem ignored; and the terminal takes Ctrl-C back with the input, so a second
@@ -61,11 +78,15 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     rl.close();   // first: once the line below is on screen, the terminal sends Ctrl-C as a signal again
     if (working) process.stdout.write('\n(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)\n');
   });
-  const next = (prompt: string): Promise<string | undefined> => {
-    process.stdout.write(prompt);
-    if (queue.length > 0) return Promise.resolve(echo(queue.shift()!));
-    if (closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => waiting.push((line) => resolve(line === undefined ? undefined : echo(line))));
+  const next = (prompt: string, question = false): Promise<string | undefined> => {
+    if (queue.length > 0 || closed) {
+      process.stdout.write(prompt);
+      return Promise.resolve(queue.length > 0 ? echo(queue.shift()!) : undefined);
+    }
+    return new Promise((resolve) => {
+      waiting.push({ prompt, question, resolve: (line) => resolve(line === undefined ? undefined : echo(line)) });
+      showNext();
+    });
   };
   // Typed at a terminal, a line is already on screen; from a pipe, it is shown once here.
   const echo = (line: string) => { if (!tty) process.stdout.write(`${line}\n`); return line; };
@@ -114,7 +135,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         },
       },
       platform: SCRIPTED_PLATFORM,
-      ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `)),
+      ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `, true)),
     })) !== false;
   } finally {
     rl.close();

@@ -68,8 +68,35 @@ function readPipe(stream: NodeJS.ReadStream, quietMs = 1000): Promise<string> {
 // Two readers on one stdin would each see every line.
 const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stdout }) : undefined;
 let closed = false;
-rl?.on('close', () => { closed = true; });
-let asking = false;   // a prompt or a question waits for a line
+
+// Who waits for the next line: the prompt, and (from chapter 6) permission questions, which
+// sub-agents working at the same time (chapters 13 and 15) may ask while the prompt waits or
+// while another question does. The line typed answers what is on screen: a question before
+// the prompt, and questions one at a time, in the order they were asked; once one is answered,
+// the next waiting line is shown again.
+interface Waiting { prompt: string; question: boolean; resolve: (line: string | undefined) => void }
+const waiting: Waiting[] = [];
+let shown: Waiting | undefined;
+const onScreen = () => waiting.find((w) => w.question) ?? waiting[0];
+function showNext(): void {
+  const next = onScreen();
+  if (!rl || !next || next === shown) return;
+  shown = next;
+  rl.setPrompt(next.prompt);
+  rl.prompt();
+}
+rl?.on('line', (line) => {
+  const w = onScreen();
+  if (!w) return;   // typed while nothing waits for it (the agent at work): not an answer to anything
+  waiting.splice(waiting.indexOf(w), 1);
+  shown = undefined;
+  w.resolve(line);
+  showNext();
+});
+rl?.on('close', () => {
+  closed = true;
+  for (const w of waiting.splice(0)) w.resolve(undefined);
+});
 
 // While readline holds the terminal, Ctrl-C reaches it as a key, not as a signal, and ends
 // the input as Ctrl-D does. At the prompt, that ends the session. While the agent works, it
@@ -77,21 +104,17 @@ let asking = false;   // a prompt or a question waits for a line
 // and with the input closed the terminal sends Ctrl-C as a signal again, so a second one
 // stops the process.
 rl?.on('SIGINT', () => {
-  const working = !asking && !closed;
+  const working = waiting.length === 0 && !closed;
   rl.close();
   if (working) process.stdout.write('\n(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)\n');
 });
 
 /** One line typed by the user, or undefined once input is closed (Ctrl-D, or Ctrl-C). */
-function readLine(prompt: string): Promise<string | undefined> {
+function readLine(prompt: string, question = false): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
-  asking = true;
   return new Promise((resolve) => {
-    // Listening for the close only while this question waits: a listener left behind by every
-    // prompt would pile up, and Node warns past ten of them.
-    const onClose = () => resolve(undefined);
-    rl.once('close', onClose);
-    rl.question(prompt).then(resolve, () => resolve(undefined)).finally(() => { asking = false; rl.off('close', onClose); });
+    waiting.push({ prompt, question, resolve });
+    showNext();
   });
 }
 
@@ -127,7 +150,7 @@ const host: AgentHost = {
     ask: async (question) => {
       const prompt = chalk.yellow(`\nAllow ${visible(question.summary)}? [y/N] `);
       if (closed) process.stdout.write(prompt);   // readline shows nothing once the input ended: the question still shows
-      const answer = await readLine(prompt);
+      const answer = await readLine(prompt, true);
       if (answer === undefined) {
         process.stdout.write('(no answer: the input is closed)\n');   // Ctrl-D: nobody can answer any more
         return undefined;
