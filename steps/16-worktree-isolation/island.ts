@@ -28,8 +28,9 @@ export async function runIsland(skill: Skill, task: string, config: LoopConfig):
   const agent = skill.agent ?? 'general';
   config.permissions.preApproved = skill.allowedTools;   // the island's calls pass this same gate
   let report: string;
+  const notes: string[] = [];   // an agent type with isolation: worktree: where its worktree ended up
   try {
-    report = scanReport(await runSubagent({ description: `/${skill.name}`, prompt: task, subagent_type: agent }, config)).text;
+    report = [scanReport(await runSubagent({ description: `/${skill.name}`, prompt: task, subagent_type: agent }, config, false, notes)).text, ...notes].join('\n\n');
   } catch (err) {
     report = `Error: ${(err as Error).message}`;   // an unknown agent type, a missing skill: the model is told
   } finally {
