@@ -518,3 +518,40 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
     } finally { rmSync(r.tempDir, { recursive: true, force: true }); }
   });
 });
+
+// A background sub-agent (chapter 15) asks while the REPL's prompt waits: the line typed
+// answers the question on screen. It went to the waiting prompt instead, as a prompt for
+// the main agent, and the question kept waiting for a line typed after it.
+it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a background agent\'s question asked while the prompt waits gets the next line typed', async () => {
+  const dir = makeProjectScratch(ROOT, 'repl-ask-');
+  try {
+    const file = path.join(dir, 'ask.json');
+    writeFileSync(file, JSON.stringify({ title: 'a question while the prompt waits', prompts: ['go'], tracks: {
+      main: { turns: [
+        { tool_calls: [{ name: 'agent', input: { description: 'Tidy', prompt: 'TIDY: run the tidy command', subagent_type: 'general' } }] },
+        { text: 'The helper is at work.' },
+        { text: 'The helper reported.' },
+      ] },
+      // The question comes a moment after the prompt is on screen (the REPL keeps the script's latency).
+      helper: { match: { first_user: 'TIDY' }, turns: [{ latency_ms: 600, tool_calls: [{ name: 'run_shell', input: { command: 'echo tidied' } }] }, { text: 'Tidied: {{tool_result}}' }] },
+    } }));
+    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--repl', '--scenario', file].map((w) => `'${w}'`).join(' ');
+    let step = 0;
+    const { out, code } = await inTerminal(line, { cwd: ROOT, env: { NO_COLOR: '1' }, label: 'run.mjs 15 --repl', react: (shown, keys) => {
+      if (step === 0 && shown.includes('you ▸ ')) { step = 1; keys.type('go\r'); }
+      // The prompt is on screen again, and then the helper's question: "y" is typed once, for it.
+      if (step === 1 && shown.includes('[y/N]')) { step = 2; keys.type('y\r'); }
+      if (step === 2 && shown.includes('(agent-1, completed)')) { step = 3; keys.end('\u0004'); }
+    } });
+    // The question on a line of its own below the waiting prompt, its answer the line typed.
+    expect(shown(out), out).toMatch(/The helper is at work\.\n+you ▸ \nAllow run: echo tidied\? \[y\/N\] y\n/);
+    expect(out).toContain('The helper reported.');
+    expect(out).not.toContain('has no answer for this prompt');
+    expect(code, out).toBe(0);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+/** What a terminal shows, without the carriage returns and erase codes readline writes. */
+function shown(out: string): string {
+  return out.replace(/\r/g, '').replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+}

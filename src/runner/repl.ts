@@ -56,7 +56,8 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   const onScreen = () => waiting.find((w) => w.question) ?? waiting[0];
   const showNext = () => {
     const w = onScreen();
-    if (w && w !== shown) { shown = w; process.stdout.write(w.prompt); }
+    // (On a line of its own when it comes while another is on screen, unanswered.)
+    if (w && w !== shown) { process.stdout.write(`${shown ? '\n' : ''}${w.prompt}`); shown = w; }
   };
   let closed = false;
   rl.on('line', (line) => {
