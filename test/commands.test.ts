@@ -315,6 +315,10 @@ describe.concurrent('transcripts show what their chapter is about', () => {
     expect(r.out).not.toContain('hint:');
     const own = await runInProcess(['9', '--scenario', 'scenarios/08-prompt-caching/demo.json', '--no-latency']);
     expect(own.out).not.toContain("'s scenario: chapter");
+    // The same from another folder of the project: the scenario's chapter is read from its place in the project.
+    const fromDocs = await runMjs(['8', '--scenario', '../scenarios/09-skills/demo.json', '--no-latency'], { cwd: path.join(ROOT, 'docs') });
+    expect(fromDocs.out).toContain("(this is chapter 9's scenario: chapter 8's agent lacks what chapter 9 adds");
+    expect(fromDocs.out).not.toContain('hint:');
   });
   it('an error inside a stream names itself "mid-stream", not "undefined"', async () => {
     const r = await runInProcess(['5', '--case', 'interrupted']);

@@ -170,7 +170,7 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
     // A folder git does not track (empty, or with untracked files only) is not in the checkout:
     // it is made, empty. An empty folder is no change to git, so it keeps no worktree. Where the
     // checkout has a file by that name (the parent's folder replaced a committed file), or a link,
-  // which may lead anywhere, it cannot be.
+    // which may lead anywhere, it cannot be.
     const childCwd = path.join(dir, path.relative(top!, here));
     const madeCwd = await makeFolderIn(dir, path.relative(top!, here));
     if (madeCwd) return undo(`the worktree has no folder ${path.relative(top!, here)} to work in: ${madeCwd}`);

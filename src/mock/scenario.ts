@@ -7,6 +7,7 @@
 
 import { Buffer } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { JsonError, childPath, parseStrictJson } from './strict-json.ts';
 import type { Scenario } from './types.ts';
 import { badPatterns, badTextPlaceholder } from './fill.ts';
@@ -459,19 +460,26 @@ export function parseScenario(text: string, file: string): Scenario {
     // worktree has one, must stay in the run's folder: git follows a "gitdir:" file, and a
     // .git folder's commondir, gitdir, alternates and config (core.worktree) to any folder of
     // the machine, whose repository the run would then read and change.
+    const gitDirs: string[] = [];   // the folders git would read as a repository's own: each .git folder, each folder a .git file names
     for (const [k, text] of Object.entries(root.files)) {
       const names = k.split('/');
       const at = names.findIndex((name) => fold(name) === '.git');
       if (at < 0) continue;
-      const where = `$.files[${JSON.stringify(k)}]`;
-      if (at === names.length - 1) {
-        const to = /^gitdir: *(.*?)\s*$/.exec(String(text))?.[1] ?? '';
-        const parts = to.split('/').filter((p) => p !== '' && p !== '.');
-        const named = parts.findIndex((p) => p !== '..');
-        const inside = !to.startsWith('/') && (named < 0 || !parts.slice(named).includes('..')) && names.length - (named >= 0 ? named : parts.length) >= 0;
-        if (!inside) fail(where, 'a .git file must say "gitdir: PATH", PATH relative and inside the run\'s folder (its ".." first): git would follow it to another repository');
-      } else if (['config', 'commondir', 'gitdir'].includes(fold(names[at + 1]!)) || fold(names.slice(at + 1).join('/')) === 'objects/info/alternates') {
-        fail(where, `names git's ${names.slice(at + 1).join('/')}, which can send git to another repository's files: for a real repository, use "git": true`);
+      if (at < names.length - 1) { gitDirs.push(names.slice(0, at + 1).join('/')); continue; }
+      const to = /^gitdir: *(.*?)\s*$/.exec(String(text))?.[1] ?? '';
+      const parts = to.split('/').filter((p) => p !== '' && p !== '.');
+      const named = parts.findIndex((p) => p !== '..');
+      const inside = !to.startsWith('/') && (named < 0 || !parts.slice(named).includes('..')) && names.length - (named >= 0 ? named : parts.length) >= 0;
+      if (!inside) fail(`$.files[${JSON.stringify(k)}]`, 'a .git file must say "gitdir: PATH", PATH relative and inside the run\'s folder (its ".." first): git would follow it to another repository');
+      gitDirs.push(path.posix.normalize([...names.slice(0, -1), ...parts].join('/') || '.'));
+    }
+    for (const k of Object.keys(root.files)) {
+      const inDir = gitDirs.map((d) => fold(d)).find((d) => fold(k).startsWith(`${d}/`));
+      if (inDir === undefined) continue;
+      const rest = fold(k).slice(inDir.length + 1);
+      const last = rest.split('/').at(-1)!;
+      if (['config', 'commondir', 'gitdir'].includes(last) || rest.endsWith('objects/info/alternates')) {
+        fail(`$.files[${JSON.stringify(k)}]`, `names git's ${rest}, which can send git to another repository's files: for a real repository, use "git": true`);
       }
     }
   }

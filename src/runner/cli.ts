@@ -372,7 +372,7 @@ async function diff(chapter: Chapter, c: ChalkInstance): Promise<number> {
 
 /** The chapter a scenario of scenarios/NN-slug/ belongs to, when it is later than `chapter`. */
 function laterChapterOf(file: string, chapter: Chapter): number | undefined {
-  const n = /^scenarios[\\/](\d+)-/.exec(path.relative(ROOT, path.resolve(file)))?.[1];
+  const n = /^scenarios[\\/](\d+)-/.exec(path.relative(ROOT, path.resolve(ROOT, file)))?.[1];   // file: relative to the project's top
   return n !== undefined && Number(n) > chapter.n ? Number(n) : undefined;
 }
 

@@ -383,13 +383,14 @@ function standalone(expectations: readonly { name: string }[], failing: { name: 
   return expectations.slice(first, last + 1).map((e, i) => (i === 0 ? e.name : e.name.replace(goesOn, ''))).join(' … ');
 }
 
+/** The part of an "ambiguous" problem that tells the scenario's author how to fix the scenario (mock/route.ts). */
+const AUTHOR_ADVICE = /; make their match rules exclusive \(not_user helps\)/;
+
 /**
  * What a scenario problem (the mock's words, or the runner's about permission answers) says
  * about the learner's agent: the scripts are written for a right solution, so each kind of
  * problem is a kind of request or question that solution does not make.
  */
-/** The part of an "ambiguous" problem that tells the scenario's author how to fix the scenario (mock/route.ts). */
-const AUTHOR_ADVICE = /; make their match rules exclusive \(not_user helps\)/;
 
 export function offScript(failure: string): string {
   const outOfTurns = /track "([^"]+)" is out of turns: it has (\d+)/.exec(failure);

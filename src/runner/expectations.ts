@@ -113,7 +113,6 @@ function head(text: string, n: number): string {
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n);
 }
 
-/** The start of a text, visible, cut at `max` characters. */
 /**
  * Why the last user message of `messages` is not exactly these blocks, each a text block
  * that starts with its text (undefined: it is). A string content is one text, no block.
@@ -132,6 +131,7 @@ function userBlocksDiffer(messages: unknown[], openings: string[]): string | und
   return undefined;
 }
 
+/** The start of a text, visible, cut at `max` characters. */
 function short(text: string, max = 90): string {
   const shown = visible(text.trim());
   return shown.length > max ? `${head(shown, max - 1)}…` : shown;
