@@ -134,14 +134,17 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // Ctrl-C, SIGTERM, a crash: the temp folders, worktrees and child processes a run made are
 // removed on the way out (src/runner/cleanup.ts).
-const { main, installExitHandlers, finish, codeLeftUnfinished } = await runner();
+const { main, installExitHandlers, finish, leaveChapterCodeBehind } = await runner();
 installExitHandlers();
 process.exitCode = await main(process.argv.slice(2));
+// Chapter code this command ran (a demo, a learner's --check) may still have something pending:
+// a timer of a run that was stopped, an interval it never cleared, a promise it never awaited.
+// The command is done and its verdict said: none of that may keep it waiting, nor turn its exit
+// status (an error it throws from here on is ignored). Once what was printed has been written
+// out, the process ends.
+const ranChapterCode = leaveChapterCodeBehind?.();
 await finish();
-// Chapter code whose run was stopped (it crashed, or ran out of time) may still have a timer
-// pending: the command is done, and that must not keep it waiting. Once what was printed
-// has been written out, the process ends.
-if (codeLeftUnfinished?.()) {
+if (ranChapterCode) {
   await new Promise((resolve) => { process.stdout.write('', () => process.stderr.write('', resolve)); });
   process.exit();
 }

@@ -246,6 +246,39 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     }
   }, 60_000);
 
+  // Code that passes may still leave something pending: an interval it never clears kept the
+  // command waiting after "All done", for good; a promise it never awaited, rejected once its
+  // run was over, ended a passed check with exit 1.
+  it('a passing check whose code leaves an interval running and a promise rejected after its run: the verdict, exit 0, at once', async () => {
+    const dir = makeProjectScratch(ROOT, 'pending-');
+    try {
+      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      // The last run's promise is rejected as soon as that run's folder is gone: while the
+      // type check finishes, or once the verdict is printed.
+      const pending = [
+        '  setInterval(() => {}, 1000);',
+        '  const runs = (globalThis as { runs?: number }).runs = ((globalThis as { runs?: number }).runs ?? 0) + 1;',
+        '  const poll = () => {',
+        '    if (existsSync(host.cwd)) { setImmediate(poll); return; }',
+        `    appendFileSync(${JSON.stringify(path.join(dir, 'rejected'))}, 'x');`,
+        "    void Promise.reject(new Error('a rejection nobody awaits'));",
+        '  };',
+        '  if (runs === 3) poll();',
+      ].join('\n');
+      writeFileSync(main, `import { appendFileSync, existsSync } from 'node:fs';\n${readFileSync(main, 'utf8').replace('  const session = new Session(client, host);', `  const session = new Session(client, host);\n${pending}`)}`);
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
+      expect(readFileSync(path.join(dir, 'rejected'), 'utf8').length, 'no rejection came after a run: nothing was tested').toBeGreaterThan(0);
+      expect(r.signal).toBeNull();
+      expect(r.stdout).toContain('passes all 3 scenarios');
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.left).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   // The watchdog ends the process group, but a shell command can leave it (setsid) and the
   // temp folder (cd /): only the runner's mark in its environment still ties it to the run.
   // The same command put a worktree outside the temp folder, where only the repository

@@ -17,7 +17,7 @@ import { SetupError, onExit } from './cleanup.ts';
 
 // steps/run.mjs installs the signal and crash handlers from here (src/runner/cleanup.ts).
 export { installExitHandlers, finish } from './cleanup.ts';
-export { codeLeftUnfinished } from './run-guard.ts';
+export { leaveChapterCodeBehind } from './run-guard.ts';
 
 
 const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'repl', 'watch', 'gen', 'selfcheck', 'cached', 'help', 'latency'];

@@ -13,7 +13,7 @@ import { SHORTCUTS } from '../tooling/shortcuts.ts';
 import { unifiedDiff } from '../tooling/diff.ts';
 import { ROOT, casesOf, scenarioFile, snapshotDir, loadScenarioFile } from './scenarios.ts';
 import { runChapter } from './run-chapter.ts';
-import { RUN_TIME_LIMIT_MS } from './run-guard.ts';
+import { RUN_TIME_LIMIT_MS, absorbingStrays } from './run-guard.ts';
 import { blocksOf } from './event-log.ts';
 import { resultText, toolResultsSent } from './expectations.ts';
 import type { MockEvent, Scenario } from '../mock/index.ts';
@@ -253,7 +253,17 @@ function agentSaid(terminal: string, detail: string | undefined, failures: reado
   return [...lines].sort((a, b) => alike(b) - alike(a)).slice(0, 3);   // a stable sort: ties keep their order
 }
 
-export async function checkExercise(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance, o: CheckOptions = {}): Promise<number> {
+/**
+ * The check. What the learner's code leaves pending after a run (a promise it never awaited,
+ * rejected once that run's mock has closed) arrives with no run to put it down to, between two
+ * runs or while the type check finishes: absorbed for as long as the check goes on, not a crash
+ * of the whole check (run-guard.ts). Once the check is done, the command line ends the process.
+ */
+export function checkExercise(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance, o: CheckOptions = {}): Promise<number> {
+  return absorbingStrays(() => checkFolder(ch, dir, print, c, o));
+}
+
+async function checkFolder(ch: Chapter, dir: string, print: (s: string) => void, c: ChalkInstance, o: CheckOptions): Promise<number> {
   assertExercise(ch, dir, 'check');
   const files = o.scenarios ?? casesOf(ch).map((name) => scenarioFile(ch, name));
   // A teacher's scenario with a mistake is bad input, refused once (exit 2), not reported on

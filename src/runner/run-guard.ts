@@ -26,17 +26,21 @@ export const RUN_TIME_LIMIT_MS = 60_000;
 interface Guard { stop: (err: Error) => void }
 const active: Guard[] = [];
 let realExit: typeof process.exit | undefined;
-let leftUnfinished = false;
+let ranCode = false;
 /** Batches of runs under way whose leftovers are absorbed (absorbingStrays). */
 let batches = 0;
 
 /**
- * Whether a run this process guarded was stopped before its code finished (a crash, the
- * time limit): what that code still has pending (a timer, a socket) would keep the process
- * alive after its command is done, so the command line then ends it (steps/run.mjs).
+ * For the command line, once its command is done and its verdict printed: whether this
+ * process ran chapter code under the guard, and if it did, an error that code throws from now
+ * on is ignored. What it left pending would otherwise keep the process alive (a timer or a
+ * socket of a run that was stopped, an interval a passing run never cleared), or end a
+ * passed check with exit 1 (a promise it never awaited, rejected after the verdict). So the
+ * command line then ends the process itself, with the verdict's status (steps/run.mjs).
  */
-export function codeLeftUnfinished(): boolean {
-  return leftUnfinished;
+export function leaveChapterCodeBehind(): boolean {
+  if (ranCode && active.length === 0 && batches === 0) catchCrashes(() => true);
+  return ranCode;
 }
 
 /** The run most recently started among those still running: the one a stray call or error is put down to. */
@@ -85,11 +89,10 @@ export async function guardRun<T>(work: () => Promise<T>, o: { limitMs?: number;
   });
   stopped.catch(() => {});   // settled by the race, or too late to matter
   active.push(guard!);
-  let finished = false;
+  ranCode = true;
   try {
-    return await Promise.race([Promise.resolve().then(work).finally(() => { finished = true; }), stopped]);
+    return await Promise.race([Promise.resolve().then(work), stopped]);
   } finally {
-    if (!finished) leftUnfinished = true;
     unwatch?.();
     clearTimeout(timer);
     active.splice(active.indexOf(guard!), 1);
