@@ -109,7 +109,7 @@ async function gitSnapshot(cwd: string, root: string): Promise<string> {
  * starts no command, whatever the model wrote into it.
  */
 async function git(args: string[], cwd: string): Promise<string | undefined> {
-  const env = await repoFiltersOff(cwd);
+  const env = await repoFiltersOff(cwd, args);
   return new Promise((resolve) => {
     execFile('git', [...SAFE_GIT, ...args], { cwd, env, timeout: 10_000 }, (error, stdout) => resolve(error ? undefined : stdout.trimEnd()));
   });

@@ -20,7 +20,14 @@ import { execFile } from 'node:child_process';
 export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false'];
 
 /**
- * The environment for a git call in `cwd` that runs no filter command the repository set.
+ * git's commands here that read or move refs only (a branch's name, a commit count, a new
+ * branch): no file's content passes through them, so no filter can run, and the config is not
+ * read for one (a process fewer). Any other command is taken to run filters.
+ */
+const REFS_ONLY = new Set(['rev-parse', 'rev-list', 'branch']);
+
+/**
+ * The environment for the git call `args` in `cwd` that runs no filter command the repository set.
  * A filter is a pair of commands git runs on a file's way in (clean: status, add) and out
  * (smudge: a checkout), for the files an attributes file names: .gitattributes, which the
  * model can write. A filter set in the repository's own config (scope "local", the files it
@@ -30,7 +37,9 @@ export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmon
  * cut a filter named "a=b" at its "=". Read just before the call; a write in between (a
  * background sub-agent's) could still add one, which is why this is a guard, not a sandbox.
  */
-export function repoFiltersOff(cwd: string): Promise<NodeJS.ProcessEnv> {
+export function repoFiltersOff(cwd: string, args: string[]): Promise<NodeJS.ProcessEnv> {
+  const command = args.find((arg, i) => !arg.startsWith('-') && args[i - 1] !== '-c');
+  if (command !== undefined && REFS_ONLY.has(command)) return Promise.resolve(process.env);
   const read = [...SAFE_GIT, 'config', '--show-scope', '--name-only', '--get-regexp', '^filter\\.'];
   return new Promise((resolve) => {
     execFile('git', read, { cwd, timeout: 10_000 }, (_error, stdout) => {

@@ -59,7 +59,7 @@ interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
  */
 async function git(args: string[], cwd: string, hooks?: string): Promise<Git> {
   const onlyOwnHooks = hooks === undefined ? [] : ['-c', `core.hooksPath=${hooks}`];
-  const env = await repoFiltersOff(cwd);
+  const env = await repoFiltersOff(cwd, args);
   return new Promise((resolve) => {
     execFile('git', [...SAFE_GIT, ...onlyOwnHooks, ...args], { cwd, env, timeout: 10_000 }, (error, stdout, stderr) => {
       const err = stderr.split('\n').find((l) => l.trim() !== '') ?? error?.message.split('\n')[0] ?? '';
