@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MUTATIONS } from '../src/tooling/mutations.ts';
-import { applyMutation, harnessDigest, mutantFiles, runSelfcheck, verdictKey, withMutant, type MutationOutcome } from '../src/tooling/selfcheck.ts';
+import { applyMutation, harnessDigest, mutantFiles, runMutation, runSelfcheck, verdictKey, withMutant, type MutationOutcome } from '../src/tooling/selfcheck.ts';
 import { loadAgentSources } from '../src/tooling/generate.ts';
 import { findChapter } from '../src/chapters.ts';
 import { ROOT, casesOf } from '../src/runner/scenarios.ts';
@@ -33,6 +33,21 @@ describe('the mutation catalogue', () => {
   it('ids are unique', () => {
     const ids = MUTATIONS.map((m) => m.id);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+});
+
+describe('a mutation caught by another case than the one it names', () => {
+  // The docs quote the catalogue's caughtBy ("the mutation X turns the case Y red"): a case
+  // that catches it instead proves the mutation caught and the catalogue wrong.
+  it('is not counted as caught: the verdict names both cases', async () => {
+    const m = MUTATIONS.find((x) => x.id === 'results-not-fed-back')!;
+    expect(m.caughtBy).toBe('demo');
+    const right = await runMutation(ROOT, m, sources);
+    expect([right.killed, right.detail.split(':')[0]]).toEqual([true, 'demo']);
+    // A case of chapter 1 that makes no tool call, so a tool_result left out breaks nothing there.
+    const wrong = await runMutation(ROOT, { ...m, caughtBy: 'empty-answer' }, sources);
+    expect(wrong.killed).toBe(false);
+    expect(wrong.detail).toMatch(/^empty-answer still passes; demo fails instead \(/);
   });
 });
 
@@ -105,7 +120,7 @@ describe('the kept verdicts (--cached)', () => {
     const [name, body] = [...files][0]!;
     expect(await verdictKey(ROOT, harness, m, new Map([...files, [name, `${body} `]]))).not.toBe(key);
     expect(await verdictKey(ROOT, `${harness}x`, m, files)).not.toBe(key);
-    expect(await verdictKey(ROOT, harness, { ...m, caughtBy: undefined }, files)).not.toBe(key);
+    expect(await verdictKey(ROOT, harness, { ...m, caughtBy: `${m.caughtBy}-other` }, files)).not.toBe(key);
     // The harness is the code around the agent, not the agent (that is in the files).
     expect(harness).toBe(harnessDigest(ROOT));
   });

@@ -4,8 +4,9 @@
 //
 // `find` must occur exactly once in the file (the self-check fails loudly when the
 // source moves on and a mutation goes stale). `chapter` is the chapter whose
-// scenarios must go red; `caughtBy` names the case that catches it (tried first, so
-// the check runs one scenario per mutation when the catalogue is up to date).
+// scenarios must go red; `caughtBy` names the case that catches it: tried first (so the
+// check runs one scenario per mutation when the catalogue is up to date), and held to it
+// (another case failing instead is a catalogue out of date, reported as not caught).
 
 export interface Mutation {
   id: string;
@@ -14,8 +15,8 @@ export interface Mutation {
   find: string;
   replace: string;
   breaks: string;
-  /** The scenario case expected to catch it: tried first (the others follow if it does not). */
-  caughtBy?: string;
+  /** The scenario case that catches it: tried first, and it must be the one that fails. */
+  caughtBy: string;
 }
 
 /** chapter 9's projectPlaces without the project's tree: its skills and, from chapter 14, its agent files are read wherever a link leads. */

@@ -111,12 +111,17 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
   return withMutant(root, m, async (dir) => {
     // The case named as catching it goes first: usually the only one that needs to run.
     const cases = casesOf(chapter, root);
-    const ordered = m.caughtBy && cases.includes(m.caughtBy) ? [m.caughtBy, ...cases.filter((c) => c !== m.caughtBy)] : cases;
+    const ordered = cases.includes(m.caughtBy) ? [m.caughtBy, ...cases.filter((c) => c !== m.caughtBy)] : cases;
     for (const name of ordered) {
       const scenario = await loadScenarioFile(scenarioFile(chapter, name, root));
       const result = await runChapter({ codeDir: dir, scenario, latencyScale: 0 });
       if (!result.ok) {
         const why = result.crash ?? result.failures[0] ?? result.expectations.find((e) => !e.ok)?.name ?? 'failed';
+        // The catalogue (and the docs that quote it) says which case catches the mutation:
+        // another case failing instead proves the mutation caught, and the catalogue wrong.
+        if (name !== m.caughtBy) {
+          return { id: m.id, kind: 'mutation', breaks: m.breaks, killed: false, detail: `${m.caughtBy} still passes; ${name} fails instead (${why}): name that case as caughtBy, or fix ${m.caughtBy}` };
+        }
         return { id: m.id, kind: 'mutation', breaks: m.breaks, killed: true, detail: `${name}: ${why}` };
       }
     }
