@@ -202,6 +202,23 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   return report;
   //<
 }
+//> 12 fork-lead-client
+/**
+ * The client a fork batch's first child (its lead) talks through: `started` is called when a
+ * response to a model call has begun (its headers are back), the moment what the lead's
+ * request writes to the cache becomes readable by its siblings.
+ */
+function announcingClient(client: Anthropic, started: () => void): Anthropic {
+  return client.withOptions({
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      // A model call, not a token count: only a response to /v1/messages writes the cache.
+      if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) started();
+      return response;
+    },
+  });
+}
+//<
 //> 12-14 fork-batch
 
 interface ForkChild {
@@ -262,14 +279,7 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
   // begun (its headers are back). They share everything the first one wrote.
   let leadStarted!: () => void;
   const started = new Promise<void>((resolve) => { leadStarted = resolve; });
-  const announcing = parent.client.withOptions({
-    fetch: async (url, init) => {
-      const response = await fetch(url, init);
-      // A model call, not a token count: only a response to /v1/messages writes the cache.
-      if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) leadStarted();
-      return response;
-    },
-  });
+  const announcing = announcingClient(parent.client, leadStarted);
   const children: ForkChild[] = [];
   inputs.forEach((input, i) => {
     const ledger = new Ledger();
@@ -358,13 +368,7 @@ async function startFork(input: Record<string, unknown>, parent: LoopConfig, bac
   else if (!own) {
     // The lead, as in chapter 12: its first response opens the way for its siblings.
     group.leadStarted = new Promise<void>((resolve) => { openLead = resolve; });
-    config.client = parent.client.withOptions({
-      fetch: async (url, init) => {
-        const response = await fetch(url, init);
-        if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) openLead!();
-        return response;
-      },
-    });
+    config.client = announcingClient(parent.client, openLead!);
   }
   const run = async (): Promise<string> => {
     try {

@@ -125,6 +125,21 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   if (++batch.returned === batch.children.length) parent.terminal.write(forkCostReport(batch.children));
   return report;
 }
+/**
+ * The client a fork batch's first child (its lead) talks through: `started` is called when a
+ * response to a model call has begun (its headers are back), the moment what the lead's
+ * request writes to the cache becomes readable by its siblings.
+ */
+function announcingClient(client: Anthropic, started: () => void): Anthropic {
+  return client.withOptions({
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      // A model call, not a token count: only a response to /v1/messages writes the cache.
+      if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) started();
+      return response;
+    },
+  });
+}
 
 interface ForkChild {
   input: Record<string, unknown>;     // the tool_use's own input object: how a call finds its child
@@ -165,14 +180,7 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
   // begun (its headers are back). They share everything the first one wrote.
   let leadStarted!: () => void;
   const started = new Promise<void>((resolve) => { leadStarted = resolve; });
-  const announcing = parent.client.withOptions({
-    fetch: async (url, init) => {
-      const response = await fetch(url, init);
-      // A model call, not a token count: only a response to /v1/messages writes the cache.
-      if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) leadStarted();
-      return response;
-    },
-  });
+  const announcing = announcingClient(parent.client, leadStarted);
   const children: ForkChild[] = [];
   inputs.forEach((input, i) => {
     const ledger = new Ledger();

@@ -136,6 +136,21 @@ export async function runForkCall(input: Record<string, unknown>, parent: LoopCo
   // sub-agent's config has no forkEnabled, and a fork child was refused above.
   return startFork(input, parent, background);
 }
+/**
+ * The client a fork batch's first child (its lead) talks through: `started` is called when a
+ * response to a model call has begun (its headers are back), the moment what the lead's
+ * request writes to the cache becomes readable by its siblings.
+ */
+function announcingClient(client: Anthropic, started: () => void): Anthropic {
+  return client.withOptions({
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      // A model call, not a token count: only a response to /v1/messages writes the cache.
+      if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) started();
+      return response;
+    },
+  });
+}
 
 /**
  * Claude Code 2.1.328's layout (measured): the parent's history as it was sent, then an
@@ -184,13 +199,7 @@ async function startFork(input: Record<string, unknown>, parent: LoopConfig, bac
   else if (!own) {
     // The lead, as in chapter 12: its first response opens the way for its siblings.
     group.leadStarted = new Promise<void>((resolve) => { openLead = resolve; });
-    config.client = parent.client.withOptions({
-      fetch: async (url, init) => {
-        const response = await fetch(url, init);
-        if (new URL(url instanceof Request ? url.url : url).pathname.endsWith('/messages')) openLead!();
-        return response;
-      },
-    });
+    config.client = announcingClient(parent.client, openLead!);
   }
   const run = async (): Promise<string> => {
     try {
