@@ -442,6 +442,20 @@ describe("Claude Code's shapes (a made-up trace)", () => {
     expect(facts.find((f) => f.id === 'report.notification')?.detail).toBe('fields: id, answer');
   });
 
+  // What the docs quote beside the two facts: the tools the notice names, and where the request
+  // has them; the notification's nested fields, and a path that holds the agent's id.
+  it("the details: tools the notice names (the request's own, or listed behind ToolSearch); nested fields, and a path with the agent's id", () => {
+    const shaped = JSON.stringify(claudeShaped())
+      .replaceAll('(keep it)', '(go on with PassNote, or with note_pad; Read it later)')
+      .replaceAll('"text":"environment"', '"text":"environment\\nPassNote\\nlater"')
+      .replaceAll('{"name":"Write"', '{"name":"ToolSearch","input_schema":{"type":"object"}},{"name":"Write"')
+      .replace(/<answer>Two files\.<\/answer>/g, '<file>/tmp/x/jobs/a1.out</file>\\n<answer>Two files.</answer>\\n<cost><tokens>5</tokens><ms>3</ms></cost>');
+    const facts = extractFacts([JSON.parse(shaped) as XrayTrace]);
+    // note_pad is neither a tool of the request nor listed; Read is a tool, but also a word.
+    expect(facts.find((f) => f.id === 'report.notice')?.detail).toBe("tools it names: PassNote (not one of the request's tools: listed, behind ToolSearch)");
+    expect(facts.find((f) => f.id === 'report.notification')?.detail).toBe('fields: id, file, answer, cost · file: …/jobs/<agent id>.out · cost: tokens, ms');
+  });
+
   // A message to a running agent: read in a later request of the agent's, or, when the main
   // agent was quicker than its child, in the child's first request, beside its task. Both are
   // the agent's own context; a request holding the message alone would be a fresh one.

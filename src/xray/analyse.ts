@@ -617,7 +617,27 @@ function reportNotice(all: Analysed[]): Fact {
   if (!d || !d.result) return fact('report.notice', NOT_MEASURED);
   if (carries(d.result.text, d.report)) return fact('report.notice', 'nothing: the call waits for the report', d.a.trace);
   const id = /\bagent ?id:\s*(\S+)/i.test(d.result.text);
-  return fact('report.notice', `"${firstSentence(d.result.text)}" · names an agent id: ${yesNo(id)}`, d.a.trace);
+  const named = toolsNamed(d.result.text, d.spawn.conv.exchanges[d.spawn.at]!);
+  return fact('report.notice', `"${firstSentence(d.result.text)}" · names an agent id: ${yesNo(id)}`, d.a.trace,
+    named.length > 0 ? `tools it names: ${named.join(', ')}` : undefined);
+}
+
+/**
+ * The tools a text names, each with where the request that made the call has it: among its
+ * tools, or only named on a line of its own in what the request sent (a list of tools loaded
+ * on demand; "behind ToolSearch" when the request carries a tool of that name to load them).
+ * Only names no sentence uses as a word: SendMessage or send_message, not "Read" or "agent".
+ */
+function toolsNamed(text: string, ex: Exchange): string[] {
+  const carried = toolNames(ex.req.body);
+  const listed = new Set(allText(ex).split('\n').map((l) => l.trim()));
+  const words = [...new Set(text.match(/\b(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b/g) ?? [])];
+  const out: string[] = [];
+  for (const w of words) {
+    if (carried.includes(w)) out.push(`${w} (one of the request's tools)`);
+    else if (listed.has(w)) out.push(`${w} (not one of the request's tools: listed${carried.includes('ToolSearch') ? ', behind ToolSearch' : ''})`);
+  }
+  return out;
 }
 
 /** The tags open at a position of a text, outermost first: "<a> > <b>". */
@@ -639,13 +659,22 @@ function reportNotification(all: Analysed[]): Fact {
   const tags = openTags(d.later, d.later.indexOf(d.report.split('\n')[0]!.trim()));
   // The fields beside the report: the child tags of the innermost element that holds it.
   const holder = tags.length >= 2 ? tags[tags.length - 2]! : undefined;
-  let fields: string[] = [];
-  if (holder !== undefined) {
-    const inner = new RegExp(`<${holder}>([\\s\\S]*?)</${holder}>`).exec(d.later)?.[1] ?? '';
-    fields = [...inner.matchAll(/<([A-Za-z][\w-]*)>[\s\S]*?<\/\1>/g)].map((m) => m[1]!);
+  const held = holder === undefined ? '' : new RegExp(`<${holder}>([\\s\\S]*?)</${holder}>`).exec(d.later)?.[1] ?? '';
+  const fields = [...held.matchAll(/<([A-Za-z][\w-]*)>[\s\S]*?<\/\1>/g)].map((m) => m[1]!);
+  // Beside the names: a field made of fields (a usage block), theirs; a field that holds the
+  // agent's id in a path (a file of its output), the path's last two steps, the id named.
+  const id = /\bagent ?id:\s*([\w-]+)/i.exec(d.result?.text ?? '')?.[1];
+  const parts = fields.length > 0 ? [`fields: ${fields.join(', ')}`] : [];
+  for (const field of fields) {
+    const inner = new RegExp(`<${field}>([\\s\\S]*?)</${field}>`).exec(held)?.[1] ?? '';
+    const sub = [...inner.matchAll(/<([A-Za-z][\w-]*)>[\s\S]*?<\/\1>/g)].map((m) => m[1]!);
+    if (sub.length > 0) parts.push(`${field}: ${sub.join(', ')}`);
+    else if (id !== undefined && inner.includes(id) && inner.includes('/')) {
+      parts.push(`${field}: …/${inner.trim().split('/').slice(-2).join('/').replaceAll(id, '<agent id>')}`);
+    }
   }
   return fact('report.notification', `a user text block: ${tags.map((t) => `<${t}>`).join(' > ') || 'untagged'}`, d.a.trace,
-    fields.length > 0 ? `fields: ${fields.join(', ')}` : undefined);
+    parts.length > 0 ? parts.join(' · ') : undefined);
 }
 
 /**
