@@ -1,4 +1,5 @@
-// The agent's own git runs no filter command that the repository's config sets (git.ts):
+// The agent's own git runs no filter command that the repository's config sets, and no hook
+// (git.ts):
 // chapter 3's status for the system prompt, taken when a session starts, before the model
 // has said a word. A filter is set in a file the working tree holds and the config includes,
 // as a model could set one in acceptEdits (chapter 16's included-filter case shows the
@@ -6,7 +7,7 @@
 
 import { afterEach, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gitEnv } from '../src/runner/git-repo.ts';
@@ -70,4 +71,30 @@ it("a filter of the user's own config (git-lfs puts one there) still runs: only 
   const parts = await gatherPromptParts(host(repo));
   expect(parts.gitStatus).toContain(' M a.txt');
   expect(existsSync(ran)).toBe(true);
+});
+
+// A status that finds a file's stat data changed refreshes the index and writes it, and that
+// runs the post-index-change hook. Hook managers (husky) point core.hooksPath into the working
+// tree, where the model writes in acceptEdits: a hook written there in one session would run
+// at the start of the next, before a word is said. The agent's status runs no hook.
+it("the system prompt's status runs no hook, though it writes the index and the repository keeps its hooks in the working tree", async () => {
+  const { repo, ran } = repositoryWithFilter('x');
+  rmSync(path.join(repo, '.gitattributes'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv(), stdio: 'pipe' });
+  git('checkout', '--quiet', 'a.txt');
+  mkdirSync(path.join(repo, '.husky'));
+  writeFileSync(path.join(repo, '.husky', 'post-index-change'), `#!/bin/sh\necho ran >> ${ran}\n`);
+  chmodSync(path.join(repo, '.husky', 'post-index-change'), 0o755);
+  git('config', 'core.hooksPath', '.husky');
+  const restamp = (seconds: number) => utimesSync(path.join(repo, 'a.txt'), seconds, seconds);
+
+  restamp(1_000_000_000);
+  git('status', '--short');
+  expect(existsSync(ran), 'plain git runs the hook: the setup is live').toBe(true);
+  rmSync(ran);
+
+  restamp(1_100_000_000);
+  const parts = await gatherPromptParts(host(repo));
+  expect(parts.gitStatus).toContain('?? .husky/');
+  expect(existsSync(ran)).toBe(false);
 });

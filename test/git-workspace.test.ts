@@ -357,7 +357,16 @@ it('an excerpt never cuts a character in two, at its end or at its start', async
 
 it('a file name git refuses is the scenario\'s fault, said in one line naming the scenario, not a crash of the agent; nothing is left', async () => {
   const s = scenario({ files: { 'GIT~1/config': 'x\n' } });
-  const before = new Set(readdirSync(os.tmpdir()));
-  await expect(runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 })).rejects.toThrow(/^git\.json: the run could not lay out its workspace: git add: .*GIT~1\/config/);
-  expect(readdirSync(os.tmpdir()).filter((d) => !before.has(d) && d.startsWith('subagents-run-'))).toEqual([]);
+  // A temp folder of this test's own: the other test files' runs make theirs in the shared one meanwhile.
+  const own = mkdtempSync(path.join(os.tmpdir(), 'git-refuses-'));
+  const given = process.env.TMPDIR;
+  process.env.TMPDIR = own;
+  try {
+    await expect(runChapter({ codeDir: CODE, scenario: s, latencyScale: 0 })).rejects.toThrow(/^git\.json: the run could not lay out its workspace: git add: .*GIT~1\/config/);
+    expect(readdirSync(own)).toEqual([]);
+  } finally {
+    if (given === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = given;
+    rmSync(own, { recursive: true, force: true });
+  }
 });

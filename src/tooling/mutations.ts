@@ -111,8 +111,8 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: 'every call of a session sends the same system bytes' },
 
   { id: 'prompt-git-obeys-bare-folder', chapter: 3, caughtBy: 'bare-like', file: 'git.ts',
-    find: "export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false'];",
-    replace: "export const SAFE_GIT = ['-c', 'core.fsmonitor=false'];",
+    find: "export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];",
+    replace: "export const SAFE_GIT = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];",
     breaks: "the prompt's git refuses a folder that only looks like a repository, so its config runs nothing" },
 
   // Chapter 4 · CLI and sessions
@@ -887,9 +887,12 @@ export const MUTATIONS: readonly Mutation[] = [
     find: 'const dir = path.join(path.dirname(top!), `${path.basename(top!)}.worktrees`, branch);',
     replace: "const dir = path.join(top!, '.claude', 'worktrees', branch);",
     breaks: "a worktree lies outside the parent's workspace, where the parent's permission gate keeps it out" },
-  { id: 'worktree-add-runs-tree-hooks', chapter: 16, caughtBy: 'hooks-in-tree', file: 'worktree.ts',
+  { id: 'worktree-git-runs-tree-hooks', chapter: 16, caughtBy: 'hooks-in-tree', file: 'worktree.ts',
+    find: "execFile('git', [...SAFE_GIT, ...onlyOwnHooks, ...args]", replace: "execFile('git', [...SAFE_GIT.slice(0, 4), ...args]",
+    breaks: "the worktree's git runs hooks from git's own folder only, never from the working tree" },
+  { id: 'worktree-add-skips-own-hooks', chapter: 16, caughtBy: 'add-fails', file: 'worktree.ts',
     find: "const added = await git(['worktree', 'add', '--quiet', dir, branch], top!, hooks);", replace: "const added = await git(['worktree', 'add', '--quiet', dir, branch], top!);",
-    breaks: "the worktree's checkout runs hooks from git's own folder only, not from the working tree" },
+    breaks: "the worktree's checkout runs git's own hooks (a post-checkout hook that fails fails the add)" },
   { id: 'worktree-git-obeys-fsmonitor', chapter: 16, caughtBy: 'included-config', file: 'worktree.ts',
     find: "execFile('git', [...SAFE_GIT, ...onlyOwnHooks, ...args]",
     replace: "execFile('git', ['-c', 'safe.bareRepository=explicit', ...onlyOwnHooks, ...args]",

@@ -14,10 +14,13 @@ import { execFile } from 'node:child_process';
 /**
  * On the command line, above any config file: git refuses a folder that only looks like a
  * repository (HEAD, refs/ and objects/ make one, found before any .git above it, and any
- * project, or a model with write_file, can make one), and runs no file-system monitor
- * (core.fsmonitor: a command run at every status and checkout).
+ * project, or a model with write_file, can make one), runs no file-system monitor
+ * (core.fsmonitor: a command run at every status and checkout), and no hook: a status that
+ * writes the index runs post-index-change, and hook managers (husky) point core.hooksPath
+ * into the working tree, where the model writes. A caller that wants git's own hooks (a
+ * worktree's checkout, chapter 16) names their folder in a `-c` after these: the last wins.
  */
-export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false'];
+export const SAFE_GIT = ['-c', 'safe.bareRepository=explicit', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];
 
 /**
  * git's commands here that read or move refs only (a branch's name, a commit count, a new

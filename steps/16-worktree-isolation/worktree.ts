@@ -50,7 +50,7 @@ interface Git { ok: boolean; out: string; err: string; noGit?: boolean }
  * .husky/NAME from there), where acceptEdits writes without a question: a hook there, run by
  * the checkout, the commit or any branch this file makes, would be a command nobody was asked
  * about. git's own folder is guarded at the gate (permissions.ts). Left out by the first call
- * only, the rev-parse that finds that folder; it runs no hook.
+ * only, the rev-parse that finds that folder: without it git.ts's settings run no hook at all.
  *
  * core.fsmonitor is off on the command line for the same reason, above any config file: a
  * repository's config may include a file of its working tree (include.path), and a command
