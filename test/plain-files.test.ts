@@ -1,9 +1,12 @@
 // plain-files.ts (chapter 2 on; the last chapter's copy), on its own: what a scenario cannot
 // lay out deterministically. The named-pipe case covers a pipe nobody holds open; here the
-// pipe has a reader when write_file comes, and a folder stands where a file is named.
+// pipe has a reader when write_file comes, and a folder stands where a file is named. And,
+// from chapter 6, the file really opened must lie in the workspace: a link swapped between the
+// gate's check and the open is a race no scenario can time, so here the link already leads
+// out when the open comes, as it would had the swap just happened.
 
 import { afterEach, expect, it } from 'vitest';
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,4 +43,27 @@ it('a folder where a file is named is said to be one, on reading and on writing'
   mkdirSync(dir);
   await expect(readPlainFile(dir)).rejects.toThrow(`${dir} is a folder, not a regular file`);
   await expect(writePlainFile(dir, 'x')).rejects.toThrow(/EISDIR|is a folder/);
+});
+
+it.runIf(process.platform !== 'win32')('a file opened outside the workspace, through a link or a linked folder, is neither read nor written', async () => {
+  const root = folder();
+  const workspace = path.join(root, 'work');
+  mkdirSync(workspace);
+  writeFileSync(path.join(root, 'secret.txt'), 'outside\n');
+  symlinkSync('../secret.txt', path.join(workspace, 'notes.txt'));
+  symlinkSync('..', path.join(workspace, 'up'));
+  for (const name of ['notes.txt', 'up/secret.txt']) {
+    const file = path.join(workspace, name);
+    await expect(readPlainFile(file, workspace)).rejects.toThrow(`${file} led outside the workspace when it was opened (a link changed after the check), so it is not used`);
+    await expect(writePlainFile(file, 'planted\n', workspace)).rejects.toThrow('led outside the workspace');
+  }
+  expect(readFileSync(path.join(root, 'secret.txt'), 'utf8')).toBe('outside\n');
+  // Inside, a link to a file of the workspace is a file of the workspace; without a workspace
+  // given (chapters 2 to 5, and a caller that reads the user's own files) nothing is checked.
+  writeFileSync(path.join(workspace, 'real.txt'), 'inside\n');
+  symlinkSync('real.txt', path.join(workspace, 'alias.txt'));
+  expect(await readPlainFile(path.join(workspace, 'alias.txt'), workspace)).toBe('inside\n');
+  await writePlainFile(path.join(workspace, 'alias.txt'), 'changed\n', workspace);
+  expect(readFileSync(path.join(workspace, 'real.txt'), 'utf8')).toBe('changed\n');
+  expect(await readPlainFile(path.join(workspace, 'notes.txt'))).toBe('outside\n');
 });

@@ -8,8 +8,9 @@
 // This series' own rule: Claude Code 2.1.328's Read waits on a pipe (measured by hand, the
 // x-ray driving a Read of one made with Bash: no next request within 90 s).
 //
-// Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for the
-// one thing no path shows: from chapter 6, a file with a second name (a hard link) is refused.
+// Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for what
+// no path shows: from chapter 6, a file with a second name (a hard link) is refused, and so is
+// one that was opened elsewhere than the gate saw (a link changed in between).
 
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';

@@ -8,20 +8,22 @@
 // This series' own rule: Claude Code 2.1.328's Read waits on a pipe (measured by hand, the
 // x-ray driving a Read of one made with Bash: no next request within 90 s).
 //
-// Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for the
-// one thing no path shows: from chapter 6, a file with a second name (a hard link) is refused.
+// Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for what
+// no path shows: from chapter 6, a file with a second name (a hard link) is refused, and so is
+// one that was opened elsewhere than the gate saw (a link changed in between).
 
 import { constants, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 
 // Windows has no named pipes among its files, and no O_NONBLOCK: there it is 0.
 const NO_WAIT = constants.O_NONBLOCK ?? 0;
 
 /** The text of `file`; throws, reading nothing, when it is a folder, a pipe, a device or a socket. */
-export async function readPlainFile(file: string): Promise<string> {
+export async function readPlainFile(file: string, within?: string): Promise<string> {
   const handle = await open(file, constants.O_RDONLY | NO_WAIT);
   try {
-    await mustBePlain(handle, file);
+    await mustBePlain(handle, file, within);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
@@ -29,7 +31,7 @@ export async function readPlainFile(file: string): Promise<string> {
 }
 
 /** Write `content` to `file`, made if missing; throws, writing nothing, when what is there is not a regular file. */
-export async function writePlainFile(file: string, content: string): Promise<void> {
+export async function writePlainFile(file: string, content: string, within?: string): Promise<void> {
   let handle: FileHandle;
   try {
     // Not truncated yet (O_TRUNC would empty a file before it is looked at).
@@ -40,7 +42,7 @@ export async function writePlainFile(file: string, content: string): Promise<voi
     throw err;
   }
   try {
-    await mustBePlain(handle, file);
+    await mustBePlain(handle, file, within);
     await handle.truncate(0);
     await handle.writeFile(content);
   } finally {
@@ -48,13 +50,34 @@ export async function writePlainFile(file: string, content: string): Promise<voi
   }
 }
 
-async function mustBePlain(handle: FileHandle, file: string): Promise<void> {
+async function mustBePlain(handle: FileHandle, file: string, within?: string): Promise<void> {
   const stats = await handle.stat();
   if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}, not a regular file`);
   // A file with more than one name (a hard link, `ln ~/.ssh/id_rsa key`) may be a file outside
   // the workspace under a name inside it, and no path tells which: the gate compares where
   // paths lead, and each name of it leads to itself. So such a file is neither read nor written.
   if (stats.nlink > 1) throw new Error(`${file} has ${stats.nlink} names (hard links): one may lie outside the workspace, so it is not used here`);
+  if (within !== undefined) await openedWithin(handle, stats, file, within);
+}
+
+/**
+ * Whether the file really opened lies in `within` (the workspace). The gate looked at where the
+ * path led a moment before the open, and open() follows links as they are then: a link swapped
+ * in between (a shell command the user allowed can keep swapping one) would have it open a file
+ * elsewhere. Linux names an open file's path (/proc/self/fd); elsewhere the path is resolved
+ * again after the open, and must still name this very file.
+ */
+async function openedWithin(handle: FileHandle, stats: Stats, file: string, within: string): Promise<void> {
+  let where = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  if (where === undefined) {
+    where = await realpath(file);
+    const now = await stat(where);
+    if (now.dev !== stats.dev || now.ino !== stats.ino) throw new Error(`${file} changed while it was opened, so it is not used`);
+  }
+  const rel = path.relative(await realpath(within), where);
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+    throw new Error(`${file} led outside the workspace when it was opened (a link changed after the check), so it is not used`);
+  }
 }
 
 function kindOf(stats: Stats): string {

@@ -33,8 +33,9 @@ export const readFileTool: Tool = {
       required: ['path'],
     },
   },
-  // Not readFile: a name may stand for a named pipe, and reading one would wait for ever (plain-files.ts).
-  run: async (input, config) => readPlainFile(resolvePath(config, input.path)),
+  // Not readFile: a name may stand for a named pipe, and reading one would wait for ever; and
+  // the file opened must lie in the workspace, whatever a link says by then (plain-files.ts).
+  run: async (input, config) => readPlainFile(resolvePath(config, input.path), config.cwd),
 };
 
 export const writeFileTool: Tool = {
@@ -51,7 +52,7 @@ export const writeFileTool: Tool = {
     const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
     await mkdir(path.dirname(file), { recursive: true });
-    await writePlainFile(file, input.content);
+    await writePlainFile(file, input.content, config.cwd);
     return `Wrote ${input.content.length} characters to ${input.path}`;
   },
 };
@@ -72,12 +73,12 @@ export const editFileTool: Tool = {
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
     // An empty old_text occurs everywhere and nowhere ("ab".split("") is letters): refused.
     if (oldText === '') throw new Error('old_text must not be empty: give the exact text to replace (write_file makes a whole file)');
-    const text = await readPlainFile(file);
+    const text = await readPlainFile(file, config.cwd);
     // Exactly one match, or the edit is ambiguous: the model must give more context.
     const count = text.split(oldText).length - 1;
     if (count !== 1) throw new Error(`old_text must occur exactly once in ${input.path}; found ${count}`);
     // A function, not a string: in a string, replace reads $&, $$ and $` as patterns; new_text is written as given.
-    await writePlainFile(file, text.replace(oldText, () => newText));
+    await writePlainFile(file, text.replace(oldText, () => newText), config.cwd);
     return `Edited ${input.path}`;
   },
 };
@@ -130,7 +131,7 @@ export const grepSearchTool: Tool = {
     const regex = new RegExp(input.pattern);
     const hits: string[] = [];
     for (const rel of await filesUnder(config, input.path ?? '.')) {
-      const lines = (await readPlainFile(path.join(config.cwd, rel))).split('\n');
+      const lines = (await readPlainFile(path.join(config.cwd, rel), config.cwd)).split('\n');
       lines.forEach((line, i) => { if (regex.test(line)) hits.push(`${rel}:${i + 1}: ${line}`); });
     }
     return hits.join('\n') || 'No matches.';
