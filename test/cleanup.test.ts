@@ -203,7 +203,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       const report = JSON.parse(json.stdout) as { ok: boolean; passed: number; scenarios: { case: string; ok: boolean; crash: string }[] };
       expect(report.ok).toBe(false);
       expect(report.passed).toBe(0);
-      expect(report.scenarios.map((v) => [v.case, v.ok, v.crash])).toEqual([['demo', false, 'the code never let anything else run (a loop that never ends, or one that only awaits promises already settled?): the watchdog stopped the check here']]);
+      expect(report.scenarios.map((v) => [v.case, v.ok, v.crash])).toEqual([['demo', false, 'the watchdog stopped the check here: the code never let anything else run, or took more memory than any run needs (a loop that never ends?)']]);
       expect(json.left).toEqual([]);
       // The same loop at a file's top level runs while the code loads, before the session
       // starts: loading is watched too (it was not, and SIGTERM went unanswered for good).
@@ -213,6 +213,26 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       expect(atLoad.stderr).toMatch(/\n✖ scenarios\/01-agent-loop\/demo\.json: the code ran 1 s without letting anything else run/);
       expect(atLoad.left).toEqual([]);
       expect(atLoad.processes).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  // Code that yields, so the heartbeat goes on, but keeps taking memory (a summariser that calls
+  // itself through promises took 3 GB in 45 s, and the run's time limit never came round once
+  // the heap neared its limit): the watchdog ends it past a memory limit, lowered here to 200 MiB.
+  it('chapter code that keeps taking memory is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
+    const dir = makeProjectScratch(ROOT, 'hog-');
+    try {
+      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      const hog = 'const kept: number[][] = [];\n  for (;;) { kept.push(new Array(1_000_000).fill(1)); await new Promise((r) => setImmediate(r)); }';
+      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n  ${hog}`));
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_MEMORY_MB: '200' });
+      expect(r.signal).toBe('SIGKILL');
+      expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code took more than 200 MiB of memory (a loop that never ends, or one that calls itself?): stopped, and its temp folder removed\n');
+      expect(r.left).toEqual([]);
+      expect(r.processes).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -200,7 +200,7 @@ export async function gradeExercise(
     starting?.(caseName);
     const never = (): ScenarioVerdict => ({
       case: caseName, file: scenario.file, title: scenario.title, ok: false, stub: null,
-      crash: 'the code never let anything else run (a loop that never ends, or one that only awaits promises already settled?): the watchdog stopped the check here',
+      crash: 'the watchdog stopped the check here: the code never let anything else run, or took more memory than any run needs (a loop that never ends?)',
       crash_at: null, failures: [], tool_errors: [], agent_said: [], expectations: [], hint: null,
     });
     // Each scenario on a fresh load of the code: what one left in a module's variables (a

@@ -15,8 +15,14 @@
 // the runner leads one, as it does started from a shell, so that its shell commands go too).
 // Exit status 137, as a shell reports SIGKILL.
 //
+// The same worker ends a run whose process grows past MEMORY_LIMIT: code that recurses without
+// end through promises (a summariser whose config is the conversation's own, so it compacts
+// again before its first call, and again) does let timers run, but it took 3 GB in 45 s, and
+// once the heap neared its limit the process spent its time collecting garbage, the run's
+// time limit among what no longer came round (one was still alive after ten minutes).
+//
 // What it is not: a time limit for slow code (run-guard.ts has that, 60 s); nothing in the
-// series blocks its thread for more than a moment. Not started in tests, where no
+// series blocks its thread for more than a moment, or takes a tenth of that memory. Not started in tests, where no
 // command-line handlers are installed: a test runner has its own timeouts.
 
 import { existsSync } from 'node:fs';
@@ -27,6 +33,8 @@ import { trackedRepos } from './cleanup.ts';
 
 /** How long the main thread may go without a turn of its event loop during a run. SUBAGENTS_STALL_MS overrides it (tests). */
 const STALL_MS = Number(process.env.SUBAGENTS_STALL_MS) > 0 ? Number(process.env.SUBAGENTS_STALL_MS) : 15_000;
+/** The most memory the process may hold during a run, in MiB (a chapter's run takes under 100). SUBAGENTS_MEMORY_MB overrides it (tests). */
+const MEMORY_LIMIT_MB = Number(process.env.SUBAGENTS_MEMORY_MB) > 0 ? Number(process.env.SUBAGENTS_MEMORY_MB) : 1536;
 
 // Plain JavaScript, evaluated in the worker: it must not need the runner's modules.
 const DOG = `
@@ -53,10 +61,18 @@ parentPort.on('message', (m) => { job = m; });
 let last = Atomics.load(shared, 0);
 let since = Date.now();
 setInterval(() => {
+  const armed = Atomics.load(shared, 1) !== 0;
+  if (armed && process.memoryUsage.rss() > workerData.memoryMb * 1048576) {
+    return stop('the code took more than ' + workerData.memoryMb + ' MiB of memory (a loop that never ends, or one that calls itself?)');
+  }
   const beat = Atomics.load(shared, 0);
-  if (beat !== last || Atomics.load(shared, 1) === 0) { last = beat; since = Date.now(); return; }
+  if (beat !== last || !armed) { last = beat; since = Date.now(); return; }
   if (Date.now() - since < workerData.stallMs) return;
-  writeSync(2, '\\n✖ ' + job.label + ': the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?): stopped, and its temp folder removed\\n');
+  stop('the code ran ' + Math.round(workerData.stallMs / 1000) + ' s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?)');
+}, 100);
+// Says why, on stderr, naming the scenario; then ends the run and the process (the header).
+function stop(why) {
+  writeSync(2, '\\n✖ ' + job.label + ': ' + why + ': stopped, and its temp folder removed\\n');
   if (job.lastWords) { try { writeSync(1, job.lastWords); } catch {} }
   for (const pid of marked()) { try { process.kill(pid, 'SIGKILL'); } catch {} }
   // Worktrees git was told to put outside the temp folders: only their repository knows
@@ -74,7 +90,7 @@ setInterval(() => {
   let leader = false;
   try { const stat = readFileSync('/proc/self/stat', 'utf8'); leader = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === process.pid; } catch {}
   try { process.kill(leader ? -process.pid : process.pid, 'SIGKILL'); } catch { process.kill(process.pid, 'SIGKILL'); }
-}, 100);
+}
 `;
 
 let dog: { worker: Worker; shared: Int32Array } | undefined;
@@ -99,7 +115,7 @@ export function watchRun(label: string, paths: string[], lastWords?: string): ()
     const shared = new Int32Array(new SharedArrayBuffer(8));
     const mark = process.env.SUBAGENTS_RUNNER === String(process.pid) ? `SUBAGENTS_RUNNER=${process.pid}` : undefined;
     const cleanup = cleanupBundle();
-    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, mark, cleanup } });
+    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, memoryMb: MEMORY_LIMIT_MB, mark, cleanup } });
     worker.unref();
     setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
     dog = { worker, shared };
