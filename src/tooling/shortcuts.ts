@@ -276,6 +276,15 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'the command the user refused came back as an error saying so' },
 
   // Chapter 7 · context
+  { chapter: 7, todo: 'compact', shortcut: 'the old part taken from the second message: the first prompt is never summarised',
+    find: 'const old = config.messages.slice(0, cut);', replace: 'const old = config.messages.slice(1, cut);',
+    case: 'demo', fails: "… all of it, from the first prompt to the agent's last answer before the cut" },
+  { chapter: 7, todo: 'compact', shortcut: 'the old part cut one short: the last message before the cut is never summarised',
+    find: 'const old = config.messages.slice(0, cut);', replace: 'const old = config.messages.slice(0, cut - 1);',
+    case: 'demo', fails: "… all of it, from the first prompt to the agent's last answer before the cut" },
+  { chapter: 7, todo: 'compact', shortcut: "only the user's side of the old part summarised: the agent's answers are lost",
+    find: '${asText(old)}', replace: "${asText(old.filter((m) => m.role === 'user'))}",
+    case: 'demo', fails: "… all of it, from the first prompt to the agent's last answer before the cut" },
   { chapter: 7, todo: 'compact', shortcut: 'a summary is never compacted again, whatever came after it',
     find: "  if (old.length === 1 && typeof old[0]!.content === 'string' && old[0]!.content.startsWith(SUMMARY_PREFIX)) return false;",
     replace: "  if (typeof old[0]!.content === 'string' && old[0]!.content.startsWith(SUMMARY_PREFIX)) return false;",
