@@ -372,6 +372,18 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'one-hour-writes', fails: "the ledger's cost prices those 1-hour writes at 2×, not at the 5-minute 1.25×, and matches the API's usage" },
 
   // Chapter 9 · skills
+  { chapter: 9, todo: 'parse-frontmatter', shortcut: 'any line holding a # taken for a comment',
+    find: "if (line.trim() === '' || line.trim().startsWith('#')) continue;", replace: "if (line.trim() === '' || line.includes('#')) continue;",
+    case: 'frontmatter', fails: 'a description with a # in it is read whole, without the spaces after it' },
+  { chapter: 9, todo: 'parse-frontmatter', shortcut: 'the spaces after a value kept',
+    find: 'const value = pair[2]!.trim();', replace: 'const value = pair[2]!;',
+    case: 'frontmatter', fails: 'a description with a # in it is read whole, without the spaces after it' },
+  { chapter: 9, todo: 'parse-frontmatter', shortcut: "a [list]'s items left in their quotes",
+    find: '.map((s) => unquote(s.trim()))', replace: '.map((s) => s.trim())',
+    case: 'frontmatter', fails: 'a quoted name in a [list] pre-approves its tool' },
+  { chapter: 9, todo: 'parse-frontmatter', shortcut: 'a "- item" left in its quotes',
+    find: '(fields[listKey] as string[]).push(unquote(item[1]!));', replace: '(fields[listKey] as string[]).push(item[1]!);',
+    case: 'frontmatter', fails: 'so does a quoted "- item"' },
   { chapter: 9, todo: 'parse-frontmatter', shortcut: 'lines split on \\n only: a file with Windows line ends (CRLF) is refused',
     find: '  const lines = text.split(/\\r?\\n/);', replace: "  const lines = text.split('\\n');",
     case: 'templates', fails: 'a SKILL.md saved with Windows line ends (CRLF) reads the same' },
