@@ -339,6 +339,10 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: 'the summariser is not shown the current turn: that is kept word for word, not summarised too' },
 
   // Chapter 8 · prompt caching
+  { chapter: 8, todo: 'with-breakpoints', shortcut: "the latest message's first block marked, not its last",
+    find: 'messages: messages.map((m, i) => (i === messages.length - 1 ? markLastBlock(m) : m)),',
+    replace: "messages: messages.map((m, i) => (i === messages.length - 1 && typeof m.content !== 'string' && m.role !== 'system' ? { ...m, content: [{ ...m.content[0]!, cache_control: BREAKPOINT }, ...m.content.slice(1)] } as Anthropic.MessageParam : i === messages.length - 1 ? markLastBlock(m) : m)),",
+    case: 'tool-turns', fails: "every request carries its three breakpoints on the last tool, the system prompt and the latest message's last block, and none on an earlier tool result" },
   { chapter: 8, todo: 'with-breakpoints', shortcut: 'no breakpoint on the system prompt (the last message has one)',
     find: "    system: [{ type: 'text', text: system, cache_control: BREAKPOINT }],", replace: "    system: [{ type: 'text', text: system }],",
     case: 'clear', fails: 'after /clear the first request reads that prefix back: the system prompt carries a breakpoint of its own' },
