@@ -220,6 +220,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'demo', fails: '… and the text is there once, between the prompt and the tool call: not printed again when the message is complete' },
 
   // Chapter 6 · permissions
+  { chapter: 6, todo: 'decide', shortcut: 'a guarded folder looked for in acceptEdits only',
+    find: "const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd) : undefined;", replace: "const guarded = kind === 'edit' && mode === 'acceptEdits' ? await guardedFolder(input, config.cwd) : undefined;",
+    case: 'unattended', fails: "a write into git's own folder is refused naming that folder, in the default mode too" },
   { chapter: 6, todo: 'decide', shortcut: "in acceptEdits an edit in git's own folder refused outright, never asked",
     find: "  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };",
     replace: "  if (mode === 'acceptEdits' && kind === 'edit') return guarded ? { allow: false, reason: `${String(input.path)} is in git's own folder: an edit there is never approved in advance` } : { allow: true };",
