@@ -94,6 +94,15 @@ for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
       expect(await decide('write_file', { path: p, content: 'x' }, config), p).toEqual({ allow: false, reason: `${p} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` });
     }
     expect(await decide('write_file', { path: 'looks/config', content: 'x' }, config)).toEqual({ allow: true });
+    // The write that would complete the shape, whatever came first: looks/ has HEAD and
+    // objects/ (and, written unasked above, a config), and refs/ would make it a repository.
+    for (const p of ['looks/refs/heads/main', 'looks/refs/x']) {
+      expect((await decide('write_file', { path: p, content: 'x' }, config)).allow, p).toBe(false);
+    }
+    await mkdir(path.join(work, 'parts', 'objects'), { recursive: true });
+    await mkdir(path.join(work, 'parts', 'refs'), { recursive: true });
+    expect((await decide('write_file', { path: 'parts/HEAD', content: 'ref: refs/heads/main\n' }, config)).allow).toBe(false);
+    expect(await decide('write_file', { path: 'parts/notes.txt', content: 'x' }, config)).toEqual({ allow: true });
   });
 }
 

@@ -124,8 +124,8 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
  * Is `target` inside a git folder of another name? Two kinds, whatever they are called: one
  * a `.git` *file* of the workspace names (`gitdir: .repo`, as `git init --separate-git-dir`
  * writes it; each folder from the workspace down may hold one), and one that is a repository
- * by its shape, HEAD beside objects/ and refs/ (a bare clone, `project.git`). git obeys the
- * config and hooks of either.
+ * by its shape, HEAD beside objects/ and refs/ (a bare clone, `project.git`), or would be
+ * once this write is done. git obeys the config and hooks of either.
  */
 async function inGitDir(root: string, target: string): Promise<boolean> {
   for (let dir = path.dirname(target); !leaves(root, dir); dir = path.dirname(dir)) {
@@ -134,7 +134,10 @@ async function inGitDir(root: string, target: string): Promise<boolean> {
     const gitDir = named === undefined ? undefined : await realpath(path.resolve(dir, named)).catch(() => undefined);
     if (gitDir !== undefined && !leaves(gitDir, target)) return true;
     const [head, objects, refs] = await Promise.all(['HEAD', 'objects', 'refs'].map((n) => lstat(path.join(dir, n)).catch(() => undefined)));
-    if (head?.isFile() && objects?.isDirectory() && refs?.isDirectory()) return true;
+    // The folder as this write would leave it: the write that completes the shape is refused
+    // too, in whatever order the parts come (a config first, then HEAD, objects/ and refs/).
+    const fills = (name: string) => target.startsWith(`${path.join(dir, name)}${path.sep}`);
+    if ((head?.isFile() || target === path.join(dir, 'HEAD')) && (objects?.isDirectory() || fills('objects')) && (refs?.isDirectory() || fills('refs'))) return true;
     if (dir === root) break;
   }
   return false;
