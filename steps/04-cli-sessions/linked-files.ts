@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Terminal } from './types.ts';
-import { readPlainFile } from './plain-files.ts';
+import { leaves, readPlainFile } from './plain-files.ts';
 
 /** A folder tree a file must stay in, and how the terminal names it. */
 export interface Tree { dir: string; name: string }
@@ -45,10 +45,4 @@ export async function readWithin(file: string, tree: Tree | undefined, shown: st
     return undefined;
   }
   return readPlainFile(real).catch(() => undefined);   // a folder of that name, or a named pipe: no file
-}
-
-/** True when `target` is not `root` or below it. */
-export function leaves(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }

@@ -14,6 +14,7 @@
 
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 
 // Windows has no named pipes among its files, and no O_NONBLOCK: there it is 0.
 const NO_WAIT = constants.O_NONBLOCK ?? 0;
@@ -52,6 +53,12 @@ export async function writePlainFile(file: string, content: string): Promise<voi
 async function mustBePlain(handle: FileHandle, file: string): Promise<void> {
   const stats = await handle.stat();
   if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}, not a regular file`);
+}
+
+/** True when `target` is not `root` or below it: the one test of "outside" that every workspace check shares. */
+export function leaves(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }
 
 function kindOf(stats: Stats): string {

@@ -74,10 +74,15 @@ async function openedWithin(handle: FileHandle, stats: Stats, file: string, with
     const now = await stat(where);
     if (now.dev !== stats.dev || now.ino !== stats.ino) throw new Error(`${file} changed while it was opened, so it is not used`);
   }
-  const rel = path.relative(await realpath(within), where);
-  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+  if (leaves(await realpath(within), where)) {
     throw new Error(`${file} led outside the workspace when it was opened (a link changed after the check), so it is not used`);
   }
+}
+
+/** True when `target` is not `root` or below it: the one test of "outside" that every workspace check shares. */
+export function leaves(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }
 
 function kindOf(stats: Stats): string {

@@ -16,7 +16,7 @@
 import path from 'node:path';
 import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
-import { leaves } from './linked-files.ts';
+import { leaves } from './plain-files.ts';
 
 type Kind = 'read' | 'edit' | 'shell';
 
