@@ -31,7 +31,7 @@ export async function runIsland(skill: Skill, task: string, config: LoopConfig):
   //! hint: is the report). Push ONE user message into config.messages, "The /NAME skill ran in an isolated
   //! hint: TYPE sub-agent. Its report:", a blank line, then the scanned report; return agentLoop(config).
   const agent = skill.agent ?? 'general';
-  config.permissions.preApproved = skill.allowedTools;   // the island's calls pass this same gate
+  config.permissions.preApproved = [...skill.allowedTools];   // the island's calls pass this same gate, for this run only
   let report: string;
   //> 16 island-worktree-notes
   const notes: string[] = [];   // an agent type with isolation: worktree: where its worktree ended up

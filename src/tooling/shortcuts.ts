@@ -804,7 +804,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'later-skills', fails: 'what a later skill pre-approves never reaches it: its write is refused, nobody being there to ask' },
   { chapter: 15, todo: 'launch', shortcut: 'the child gets a copy of the gate as it was at the launch',
     find: '  config.permissions = narrowedGate(config.permissions);', replace: '  config.permissions = { ...config.permissions };',
-    case: 'later-skills', fails: 'and the skill that launched it is over: its shell call is refused too' },
+    case: 'later-skills', fails: 'and the skill that launched it is over: its shell call is refused too, though the next skill pre-approves the shell' },
   { chapter: 15, todo: 'launch', shortcut: 'the agent started, but never registered in parent.background.agents',
     find: '  background.agents.set(agent.id, agent);\n', replace: '',
     case: 'continue', fails: 'send_message finds the explorer by the id its launch notice gave' },

@@ -193,7 +193,8 @@ export function skillCommand(prompt: string, skills: Skill[]): SkillRun | undefi
     const known = skills.length > 0 ? skills.map((s) => `/${s.name}`).join(', ') : 'none (add .claude/skills/NAME/SKILL.md)';
     return { error: `unknown command /${m[1]}. Skills: ${known}` };
   }
-  return { prompt: expandSkill(skill, (m[2] ?? '').trim()), allowedTools: skill.allowedTools };
+  // A list of this run's own, not the skill's: the gate keeps it for this prompt only.
+  return { prompt: expandSkill(skill, (m[2] ?? '').trim()), allowedTools: [...skill.allowedTools] };
 }
 
 /** The system prompt's list of skills, so the model can suggest one; '' when there are none. */

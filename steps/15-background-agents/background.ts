@@ -150,16 +150,22 @@ interface Gate {
  * skill's allowed-tools) or a wider mode (a plan approved) never reaches it. And the session's
  * as it is now: a /plan typed later holds it back too, and so does the next prompt, where the
  * session drops the pre-approval of the skill that launched it (session.ts keeps a skill's
- * allowed-tools until then, through the wait for its agents). So a background agent, still
- * running or continued by send_message, never holds more than its session does at that
- * moment. What the agent changes itself only changes its own, so it can only narrow it further.
+ * allowed-tools until then, through the wait for its agents). Once dropped, that pre-approval
+ * never comes back, not even when a later prompt's skill pre-approves the same tools: those are
+ * for that prompt's work. So a background agent, still running or continued by send_message,
+ * never holds more than its session does at that moment, nor what was given to another prompt.
+ * What the agent changes itself only changes its own, so it can only narrow it further.
  */
 export function narrowedGate(session: Gate): Gate {
   const own: Gate = { ...session, preApproved: [...(session.preApproved ?? [])] };
+  // The pre-approval in force at the launch, known by identity: every prompt gives the session
+  // a list of its own (session.ts's [], skills.ts's copy of a skill's allowed-tools), so
+  // another prompt's is another list, even when it holds the same tools.
+  const launchedUnder = session.preApproved;
   return {
     get mode() { return LEAST_FIRST[Math.min(LEAST_FIRST.indexOf(own.mode), LEAST_FIRST.indexOf(session.mode))]!; },
     set mode(mode) { own.mode = mode; },
-    get preApproved() { return (own.preApproved ?? []).filter((tool) => session.preApproved?.includes(tool)); },
+    get preApproved() { return session.preApproved !== launchedUnder ? [] : (own.preApproved ?? []).filter((tool) => session.preApproved?.includes(tool)); },
     set preApproved(tools) { own.preApproved = tools; },
     get prePlanMode() { return own.prePlanMode; },
     set prePlanMode(mode) { own.prePlanMode = mode; },

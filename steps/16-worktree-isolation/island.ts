@@ -26,7 +26,7 @@ export function forkedSkill(prompt: string, skills: Skill[]): Skill | undefined 
  */
 export async function runIsland(skill: Skill, task: string, config: LoopConfig): Promise<string> {
   const agent = skill.agent ?? 'general';
-  config.permissions.preApproved = skill.allowedTools;   // the island's calls pass this same gate
+  config.permissions.preApproved = [...skill.allowedTools];   // the island's calls pass this same gate, for this run only
   let report: string;
   const notes: string[] = [];   // an agent type with isolation: worktree: where its worktree ended up
   try {
