@@ -25,7 +25,7 @@ import minimist from 'minimist';
 import { processCpu } from './process-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray]
+const HELP = `Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray] [--no-markers]
        npm run bench -- --by-file
 
 Time the chapters' demos, a check of an exercise (once, and --watch from a save to its
@@ -43,6 +43,8 @@ machines, or two busy moments, compare.
   --claude PATH     also time a whole x-ray of that Claude Code (default: XRAY_CLAUDE,
                     else a claude on PATH; skipped when there is none)
   --no-xray         never time the x-ray
+  --no-markers      skip the speed markers (about 3 s at each end): the figures then
+                    compare only with others taken at the same moment
   --by-file         only the suite, once: where its CPU goes, test file by test file
                     (the worker's own and the processes it started; Linux only)
   -h, --help        this text
@@ -63,8 +65,8 @@ function usage(line) {
 // which then failed with a stack trace once the speed markers had taken their seconds.
 let unknown;
 const args = minimist(process.argv.slice(2), {
-  boolean: ['suite', 'help', 'xray', 'by-file'], string: ['claude', 'runs', '_'], alias: { h: 'help' },
-  default: { suite: true, xray: true, runs: '7' },
+  boolean: ['suite', 'help', 'xray', 'by-file', 'markers'], string: ['claude', 'runs', '_'], alias: { h: 'help' },
+  default: { suite: true, xray: true, markers: true, runs: '7' },
   unknown: (arg) => {
     // `--runs -1`: minimist takes a word starting with - for an option, never a value.
     if (arg.startsWith('-')) unknown ??= process.argv[process.argv.indexOf(arg) - 1] === '--runs' ? `--runs ${arg}` : arg;
@@ -75,7 +77,7 @@ const args = minimist(process.argv.slice(2), {
 // (src/command-line.ts): --no- before an option that cannot be turned off (--no-help ran the
 // whole bench), the plain form of one that is on already (--suite), a switch given a value
 // (--by-file=no was read as on) and a one-letter alias with two dashes (--h).
-const SWITCHES = ['help', 'by-file', 'no-suite', 'no-xray'];
+const SWITCHES = ['help', 'by-file', 'no-suite', 'no-xray', 'no-markers'];
 const beforeEnd = process.argv.slice(2, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
 for (const arg of beforeEnd) {
   const [, name, value] = /^--([^=]+)(=.*)?$/.exec(arg) ?? [];
@@ -101,7 +103,7 @@ const claudeFile = args.claude ? statSync(args.claude, { throwIfNoEntry: false }
 if (args.claude && !claudeFile?.isFile()) usage(`--claude ${args.claude}: ${claudeFile ? 'not a file' : 'no such file'}`);
 const runnable = (file) => { try { accessSync(file, constants.X_OK); return true; } catch { return false; } };
 if (args.claude && !runnable(args.claude)) usage(`--claude ${args.claude}: not an executable file`);
-if (args['by-file'] && process.argv.length > 3) usage('--by-file runs the suite alone: it takes no chapter or other option');
+if (args['by-file'] && process.argv.slice(2).some((a) => a !== '--by-file' && a !== '--no-markers')) usage('--by-file runs the suite alone: it takes no chapter or other option but --no-markers');
 
 // Interrupted (Ctrl-C, SIGTERM, SIGHUP), the bench leaves nothing behind: what it runs is
 // stopped (a Ctrl-C at the terminal reached it already; a kill of this process alone did
@@ -241,14 +243,16 @@ function processMarker() {
   return Math.round(median(times));
 }
 const markers = () => `${speedMarker()} s, ${processMarker()} ms`;
-const markerBefore = markers();
+const markerBefore = args.markers ? markers() : undefined;
+/** The closing line: the markers again, to compare with those taken before. */
+const markersAfter = () => `\nmachine speed markers: ${markerBefore === undefined ? 'skipped (--no-markers)' : `${markerBefore} before, ${markers()} after`}`;
 if (args['by-file']) {
   await byFile();
   process.exit(0);
 }
 
 console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)`);
-console.log(`machine speed markers: ${markerBefore} (a fixed 3·10⁸-step loop in node; a node that starts and ends at once; lower is faster)\n`);
+console.log(`machine speed markers: ${markerBefore === undefined ? 'skipped (--no-markers)' : `${markerBefore} (a fixed 3·10⁸-step loop in node; a node that starts and ends at once; lower is faster)`}\n`);
 console.log('command                             median     min   peak RSS');
 const preload = ['--import', path.join(root, 'bench/rss-on-exit.mjs')];
 /** Does chapter n's demo script model latency (chapters that show work overlapping)? */
@@ -374,7 +378,7 @@ async function byFile() {
   } finally {
     removeScratch(scratch);
   }
-  console.log(`\nmachine speed markers: ${markerBefore} before, ${markers()} after`);
+  console.log(markersAfter());
 }
 
 if (args.suite) {
@@ -399,7 +403,7 @@ if (args.suite) {
   await timed('selfcheck --cached (nothing kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], true);
   await timed('selfcheck --cached (results kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
 }
-console.log(`\nmachine speed markers: ${markerBefore} before, ${markers()} after`);
+console.log(markersAfter());
 if (args.xray) {
   // One full x-ray (every case, the real binary against the mock): it takes seconds, so once.
   const which = (name) => (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, name)).find((f) => { try { return statSync(f).isFile(); } catch { return false; } });

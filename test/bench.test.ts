@@ -45,7 +45,7 @@ describe.concurrent('a command line the bench cannot take: one line, exit 2, not
     [['--runs', '0'], '--runs needs a positive whole number (got "0") (see npm run bench -- --help)'],
     // A chapter that is not written failed with a stack trace, after the speed markers.
     [['99'], `unknown chapter "99": the chapters written are ${WRITTEN_CHAPTERS.map((c) => c.n).join(', ')} (see npm run bench -- --help)`],
-    [['--by-file', '11'], '--by-file runs the suite alone: it takes no chapter or other option (see npm run bench -- --help)'],
+    [['--by-file', '11'], '--by-file runs the suite alone: it takes no chapter or other option but --no-markers (see npm run bench -- --help)'],
     // A typo of a number ran for hours; a chapter twice measured it twice.
     [['--runs', '99999999999999999999'], '--runs 99999999999999999999: at most 1000 runs of each demo (see npm run bench -- --help)'],
     [['11', '11'], 'chapter 11 given twice (see npm run bench -- --help)'],
@@ -62,7 +62,7 @@ it('--help describes every option and the exit codes, exit 0, nothing measured',
   expect(r.code).toBe(0);
   expect(r.err).toBe('');
   // Each option on a line of its own, followed by what it does.
-  for (const option of ['CHAPTER ...', '--runs N', '--no-suite', '--claude PATH', '--no-xray', '--by-file', '-h, --help']) {
+  for (const option of ['CHAPTER ...', '--runs N', '--no-suite', '--claude PATH', '--no-xray', '--no-markers', '--by-file', '-h, --help']) {
     expect(r.out).toMatch(new RegExp(`^  ${option.replace(/[.]/g, '\\.')} +\\S`, 'm'));
   }
   expect(r.out).toMatch(/^Exit codes: 0 measured; 1 .*; 2 /m);
@@ -76,7 +76,7 @@ describe('the bench stopped', () => {
   it.runIf(linux)('SIGTERM while it checks a copy of a chapter: exit 143, its children stopped, its folders gone', async () => {
     const tmp = mkdtempSync(path.join(tmpdir(), 'bench-test-'));
     try {
-      const bench = tracked(spawn(process.execPath, [BENCH, '1', '--runs', '1', '--no-suite', '--no-xray'], {
+      const bench = tracked(spawn(process.execPath, [BENCH, '1', '--runs', '1', '--no-suite', '--no-xray', '--no-markers'], {
         cwd: ROOT, detached: true, stdio: 'ignore', env: { ...WORKER_ENV, TMPDIR: tmp, NO_COLOR: '1' },
       }), 'bench', { group: true });
       const exited = new Promise<number | string | null>((resolve) => bench.once('exit', (code, signal) => resolve(code ?? signal)));
@@ -102,7 +102,7 @@ describe('the bench stopped', () => {
   it.runIf(linux)('a reader that goes away (| head): exit 141, as a shell shows a closed pipe, its children stopped, its folders gone', async () => {
     const tmp = mkdtempSync(path.join(tmpdir(), 'bench-test-'));
     try {
-      const bench = tracked(spawn(process.execPath, [BENCH, '1', '--runs', '1', '--no-suite', '--no-xray'], {
+      const bench = tracked(spawn(process.execPath, [BENCH, '1', '--runs', '1', '--no-suite', '--no-xray', '--no-markers'], {
         cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...WORKER_ENV, TMPDIR: tmp, NO_COLOR: '1' },
       }), 'bench', { group: true });
       let stderr = '';
