@@ -612,11 +612,16 @@ function latestDelegate(ds: Delivery[]): Delivery | undefined {
   return ds.find((x) => x.a.trace === last) ?? ds[0];
 }
 
+/** The agent id a launch notice gives ("agentId: X", "agent id: X"), if it gives one. */
+function agentIdIn(text: string): string | undefined {
+  return /\bagent ?id:\s*([\w-]+)/i.exec(text)?.[1];
+}
+
 function reportNotice(all: Analysed[]): Fact {
   const d = latestDelegate(deliveries(all, fromRoot));
   if (!d || !d.result) return fact('report.notice', NOT_MEASURED);
   if (carries(d.result.text, d.report)) return fact('report.notice', 'nothing: the call waits for the report', d.a.trace);
-  const id = /\bagent ?id:\s*(\S+)/i.test(d.result.text);
+  const id = agentIdIn(d.result.text) !== undefined;
   const named = toolsNamed(d.result.text, d.spawn.conv.exchanges[d.spawn.at]!);
   return fact('report.notice', `"${firstSentence(d.result.text)}" · names an agent id: ${yesNo(id)}`, d.a.trace,
     named.length > 0 ? `tools it names: ${named.join(', ')}` : undefined);
@@ -663,7 +668,7 @@ function reportNotification(all: Analysed[]): Fact {
   const fields = [...held.matchAll(/<([A-Za-z][\w-]*)>[\s\S]*?<\/\1>/g)].map((m) => m[1]!);
   // Beside the names: a field made of fields (a usage block), theirs; a field that holds the
   // agent's id in a path (a file of its output), the path's last two steps, the id named.
-  const id = /\bagent ?id:\s*([\w-]+)/i.exec(d.result?.text ?? '')?.[1];
+  const id = agentIdIn(d.result?.text ?? '');
   const parts = fields.length > 0 ? [`fields: ${fields.join(', ')}`] : [];
   for (const field of fields) {
     const inner = new RegExp(`<${field}>([\\s\\S]*?)</${field}>`).exec(held)?.[1] ?? '';
@@ -788,7 +793,7 @@ function reportFraming(all: Analysed[]): Fact {
   const lines = d.report.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   const before = text.slice(0, text.indexOf(lines[0]!));
   // Indented means every line of the report starts after whitespace at the start of a line.
-  const indented = lines.every((l) => new RegExp(`(^|\\n)[ \\t]+${l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(text));
+  const indented = lines.every((l) => new RegExp(`(^|\\n)[ \\t]+${escapeRe(l)}`).test(text));
   // The frame's opening bracket or tag; what follows a colon inside it varies by report.
   const opener = /^\s*(\[[^\]\n]{1,60}\]|<[A-Za-z][\w-]*>)/.exec(before)?.[1]?.replace(/^(\[[^:\]]*):[^\]]*\]$/, '$1: …]');
   const value = before.trim() === '' ? 'not framed: the report as the child wrote it'
