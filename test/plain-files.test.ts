@@ -3,14 +3,17 @@
 // pipe has a reader when write_file comes, and a folder stands where a file is named. And,
 // from chapter 6, the file really opened must lie in the workspace: a link swapped between the
 // gate's check and the open is a race no scenario can time, so here the link already leads
-// out when the open comes, as it would had the swap just happened.
+// out when the open comes, as it would had the swap just happened. The same holds for the
+// folder list_files reads: its tools are run here as the gate would let them run.
 
 import { afterEach, expect, it } from 'vitest';
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readPlainFile, writePlainFile } from '../steps/16-worktree-isolation/plain-files.ts';
+import { grepSearchTool, listFilesTool } from '../steps/16-worktree-isolation/tools.ts';
+import type { LoopConfig } from '../steps/16-worktree-isolation/types.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
@@ -66,4 +69,28 @@ it.runIf(process.platform !== 'win32')('a file opened outside the workspace, thr
   await writePlainFile(path.join(workspace, 'alias.txt'), 'changed\n', workspace);
   expect(readFileSync(path.join(workspace, 'real.txt'), 'utf8')).toBe('changed\n');
   expect(await readPlainFile(path.join(workspace, 'notes.txt'))).toBe('outside\n');
+});
+
+/** root/work is the workspace, root/outside a folder beside it; work/up -> ../outside, as a swap would have left it. */
+function swapped(): { workspace: string; outside: string; config: LoopConfig } {
+  const root = folder();
+  const workspace = path.join(root, 'work');
+  const outside = path.join(root, 'outside');
+  mkdirSync(workspace);
+  mkdirSync(outside);
+  symlinkSync('../outside', path.join(workspace, 'up'));
+  return { workspace, outside, config: { cwd: workspace } as LoopConfig };
+}
+
+it.runIf(process.platform !== 'win32')('list_files and grep_search name no file of a folder that led outside when it was opened', async () => {
+  const { workspace, outside, config } = swapped();
+  writeFileSync(path.join(outside, 'secret.txt'), 'key\n');
+  const refusal = `${path.join(workspace, 'up')} led outside the workspace when it was opened (a link changed after the check), so it is not used`;
+  await expect(listFilesTool.run({ path: 'up' }, config)).rejects.toThrow(refusal);
+  await expect(grepSearchTool.run({ pattern: 'key', path: 'up' }, config)).rejects.toThrow(refusal);
+  // The workspace itself is listed as before (the link in it is no file, and not followed).
+  mkdirSync(path.join(workspace, 'src'));
+  writeFileSync(path.join(workspace, 'src', 'a.txt'), 'key\n');
+  expect(await listFilesTool.run({}, config)).toBe('src/a.txt');
+  expect(await grepSearchTool.run({ pattern: 'key' }, config)).toBe('src/a.txt:1: key');
 });

@@ -13,9 +13,17 @@
 import { readFile } from 'node:fs/promises';
 //<
 //> 2 tools-imports
+//> 2-5 tools-imports-fs
 import { readdir, mkdir } from 'node:fs/promises';
+//<
 import { exec } from 'node:child_process';
+//> 2-5 tools-imports-plain
 import { readPlainFile, writePlainFile } from './plain-files.ts';
+//<
+//> 6 tools-imports-within
+import { mkdir } from 'node:fs/promises';
+import { readFolder, readPlainFile, writePlainFile } from './plain-files.ts';
+//<
 //<
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
@@ -141,7 +149,13 @@ async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
   // it may lead out of the workspace (readdir's own recursive walk follows such links on
   // some Node versions, 20 and 26 among them).
   async function walk(folder: string): Promise<void> {
+    //> 2-5 files-under-read
     for (const entry of await readdir(folder, { withFileTypes: true })) {
+    //<
+    //> 6 files-under-read-within
+    // The folder opened must lie in the workspace, whatever a link says by then (plain-files.ts).
+    for (const entry of await readFolder(folder, config.cwd)) {
+    //<
       // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
       // project's files: in a repository it would be most of the listing, every object and ref.
       if (entry.name === '.git') continue;

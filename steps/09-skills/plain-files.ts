@@ -11,13 +11,17 @@
 // Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for what
 // no path shows: from chapter 6, a file with a second name (a hard link) is refused, and so is
 // one that was opened elsewhere than the gate saw (a link changed in between).
+// The same goes for the folders list_files reads: each is opened and looked at first.
 
 import { constants, type Stats } from 'node:fs';
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 
 // Windows has no named pipes among its files, and no O_NONBLOCK: there it is 0.
 const NO_WAIT = constants.O_NONBLOCK ?? 0;
+// Opens a folder only (a name that turned into a file or a pipe fails at once); Windows has no such flag.
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
 
 /** The text of `file`; throws, reading nothing, when it is a folder, a pipe, a device or a socket. */
 export async function readPlainFile(file: string, within?: string): Promise<string> {
@@ -58,6 +62,25 @@ async function mustBePlain(handle: FileHandle, file: string, within?: string): P
   // paths lead, and each name of it leads to itself. So such a file is neither read nor written.
   if (stats.nlink > 1) throw new Error(`${file} has ${stats.nlink} names (hard links): one may lie outside the workspace, so it is not used here`);
   if (within !== undefined) await openedWithin(handle, stats, file, within);
+}
+
+/**
+ * The entries of `folder`, read only once the folder opened is seen to lie in `within`: a
+ * link swapped after the gate's check would have list_files name the files of a folder outside.
+ */
+export async function readFolder(folder: string, within: string): Promise<Dirent[]> {
+  const handle = await open(folder, constants.O_RDONLY | DIRECTORY | NO_WAIT);
+  try {
+    await openedWithin(handle, await handle.stat(), folder, within);
+    // Read through the folder opened, not by its path again, which a link may lead elsewhere by
+    // now: Linux names it /proc/self/fd/N. Where there is no such name, the path it is.
+    return await readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      return readdir(folder, { withFileTypes: true });
+    });
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -5,9 +5,9 @@
 // Whether a call may run is not decided here: runTool asks the permission gate
 // (permissions.ts) first, and a refused call never reaches `run`.
 
-import { readdir, mkdir } from 'node:fs/promises';
 import { exec } from 'node:child_process';
-import { readPlainFile, writePlainFile } from './plain-files.ts';
+import { mkdir } from 'node:fs/promises';
+import { readFolder, readPlainFile, writePlainFile } from './plain-files.ts';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig, Tool } from './types.ts';
@@ -94,7 +94,8 @@ async function filesUnder(config: LoopConfig, dir: unknown): Promise<string[]> {
   // it may lead out of the workspace (readdir's own recursive walk follows such links on
   // some Node versions, 20 and 26 among them).
   async function walk(folder: string): Promise<void> {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
+    // The folder opened must lie in the workspace, whatever a link says by then (plain-files.ts).
+    for (const entry of await readFolder(folder, config.cwd)) {
       // git's own bookkeeping (.git, a folder in a repository, a file in a worktree) is not the
       // project's files: in a repository it would be most of the listing, every object and ref.
       if (entry.name === '.git') continue;
