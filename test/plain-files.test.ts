@@ -4,7 +4,8 @@
 // from chapter 6, the file really opened must lie in the workspace: a link swapped between the
 // gate's check and the open is a race no scenario can time, so here the link already leads
 // out when the open comes, as it would had the swap just happened. The same holds for the
-// folder list_files reads: its tools are run here as the gate would let them run.
+// folders write_file makes and the folder list_files reads: their tools are run here as the
+// gate would let them run, and what lies outside after the refusal is looked at on disk.
 
 import { afterEach, expect, it } from 'vitest';
 import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readPlainFile, writePlainFile } from '../steps/16-worktree-isolation/plain-files.ts';
-import { grepSearchTool, listFilesTool } from '../steps/16-worktree-isolation/tools.ts';
+import { grepSearchTool, listFilesTool, writeFileTool } from '../steps/16-worktree-isolation/tools.ts';
 import type { LoopConfig } from '../steps/16-worktree-isolation/types.ts';
 
 const made: string[] = [];
@@ -81,6 +82,31 @@ function swapped(): { workspace: string; outside: string; config: LoopConfig } {
   symlinkSync('../outside', path.join(workspace, 'up'));
   return { workspace, outside, config: { cwd: workspace } as LoopConfig };
 }
+
+it.runIf(process.platform !== 'win32')('write_file refused outside leaves nothing it made there: no file, no folder, and what was there before stays', async () => {
+  const { workspace, outside, config } = swapped();
+  writeFileSync(path.join(outside, 'empty.txt'), '');
+  mkdirSync(path.join(outside, 'old'));
+  symlinkSync('../outside/made.txt', path.join(workspace, 'dangling.txt'));
+  symlinkSync('../outside/empty.txt', path.join(workspace, 'empty.txt'));
+  const write = (p: string) => writeFileTool.run({ path: p, content: 'planted\n' }, config);
+  // A file the open would create outside, through a linked folder or a link to nothing yet.
+  await expect(write('up/new.txt')).rejects.toThrow(`${path.join(workspace, 'up/new.txt')} led outside the workspace`);
+  await expect(write('dangling.txt')).rejects.toThrow(`${path.join(workspace, 'dangling.txt')} led outside the workspace`);
+  // Folders mkdir -p would make outside: the first one is refused, and removed again.
+  await expect(write('up/sub/deeper/x.txt')).rejects.toThrow(`${path.join(workspace, 'up/sub')} led outside the workspace`);
+  // What was outside already is no file or folder of this call's: refused, and left as it was.
+  await expect(write('empty.txt')).rejects.toThrow('led outside the workspace');
+  await expect(write('up/old/x.txt')).rejects.toThrow('led outside the workspace');
+  expect(readdirSync(outside, { recursive: true }).sort()).toEqual(['empty.txt', 'old']);
+  expect(readFileSync(path.join(outside, 'empty.txt'), 'utf8')).toBe('');
+  // Inside, folders are made as before, and a link to nothing yet still makes its target.
+  symlinkSync('target.txt', path.join(workspace, 'alias.txt'));
+  await write('alias.txt');
+  await write('a/b/c.txt');
+  expect(readFileSync(path.join(workspace, 'target.txt'), 'utf8')).toBe('planted\n');
+  expect(readFileSync(path.join(workspace, 'a/b/c.txt'), 'utf8')).toBe('planted\n');
+});
 
 it.runIf(process.platform !== 'win32')('list_files and grep_search name no file of a folder that led outside when it was opened', async () => {
   const { workspace, outside, config } = swapped();

@@ -21,8 +21,7 @@ import { exec } from 'node:child_process';
 import { readPlainFile, writePlainFile } from './plain-files.ts';
 //<
 //> 6 tools-imports-within
-import { mkdir } from 'node:fs/promises';
-import { readFolder, readPlainFile, writePlainFile } from './plain-files.ts';
+import { makeFolders, readFolder, readPlainFile, writePlainFile } from './plain-files.ts';
 //<
 //<
 import path from 'node:path';
@@ -89,7 +88,13 @@ export const writeFileTool: Tool = {
   run: async (input, config) => {
     const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
+    //> 2-5 write-file-mkdir
     await mkdir(path.dirname(file), { recursive: true });
+    //<
+    //> 6 write-file-mkdir-within
+    // Not mkdir -p: each missing folder is made on its own and must lie in the workspace (plain-files.ts).
+    await makeFolders(path.dirname(file), config.cwd);
+    //<
     //> 2-5 write-file-plain
     await writePlainFile(file, input.content);
     //<

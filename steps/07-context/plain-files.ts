@@ -11,10 +11,11 @@
 // Not here: whether the path may be touched at all (permissions.ts, chapter 6), but for what
 // no path shows: from chapter 6, a file with a second name (a hard link) is refused, and so is
 // one that was opened elsewhere than the gate saw (a link changed in between).
-// The same goes for the folders list_files reads: each is opened and looked at first.
+// The same goes for the folders write_file makes and list_files reads: each is opened and
+// looked at too, and whatever the tool made outside before it saw so is removed again.
 
 import { constants, type Stats } from 'node:fs';
-import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 
@@ -37,16 +38,16 @@ export async function readPlainFile(file: string, within?: string): Promise<stri
 /** Write `content` to `file`, made if missing; throws, writing nothing, when what is there is not a regular file. */
 export async function writePlainFile(file: string, content: string, within?: string): Promise<void> {
   let handle: FileHandle;
+  let made = false;   // whether this call's own open created the file
   try {
-    // Not truncated yet (O_TRUNC would empty a file before it is looked at).
-    handle = await open(file, constants.O_WRONLY | constants.O_CREAT | NO_WAIT, 0o666);
+    ({ handle, made } = await openToWrite(file));
   } catch (err) {
     // A pipe nobody reads refuses a write-only open at once (ENXIO) rather than wait for a reader.
     if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw new Error(`${file} is a named pipe, not a regular file`);
     throw err;
   }
   try {
-    await mustBePlain(handle, file, within);
+    await mustBePlain(handle, file, within, made);
     await handle.truncate(0);
     await handle.writeFile(content);
   } finally {
@@ -54,14 +55,66 @@ export async function writePlainFile(file: string, content: string, within?: str
   }
 }
 
-async function mustBePlain(handle: FileHandle, file: string, within?: string): Promise<void> {
+async function mustBePlain(handle: FileHandle, file: string, within?: string, made = false): Promise<void> {
   const stats = await handle.stat();
   if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}, not a regular file`);
   // A file with more than one name (a hard link, `ln ~/.ssh/id_rsa key`) may be a file outside
   // the workspace under a name inside it, and no path tells which: the gate compares where
   // paths lead, and each name of it leads to itself. So such a file is neither read nor written.
   if (stats.nlink > 1) throw new Error(`${file} has ${stats.nlink} names (hard links): one may lie outside the workspace, so it is not used here`);
-  if (within !== undefined) await openedWithin(handle, stats, file, within);
+  if (within !== undefined) await openedWithin(handle, stats, file, within, made);
+}
+
+/**
+ * Open `file` to write, and say whether this very open created it. Only O_EXCL says so: it
+ * creates or fails, so a file that was there before is never taken for one this call made
+ * (and removed, should it lie outside). O_EXCL does not follow a link, and writing through a
+ * link that points at nothing yet makes its target: such a link is followed here, a step at
+ * a time, as open() would.
+ */
+async function openToWrite(file: string): Promise<{ handle: FileHandle; made: boolean }> {
+  let target = file;
+  for (let hops = 0; hops <= 40; hops++) {
+    try {
+      // Not truncated yet (O_TRUNC would empty a file before it is looked at).
+      return { handle: await open(target, constants.O_WRONLY | NO_WAIT), made: false };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    try {
+      return { handle: await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_WAIT, 0o666), made: true };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    // Something is there after all: a link to nothing yet, or a file made in between (the next
+    // round opens it). A link's target is joined to its folder as text, as the kernel reads it.
+    const to = await readlink(target).catch(() => undefined);
+    if (to !== undefined) target = path.isAbsolute(to) ? to : `${path.dirname(target)}${path.sep}${to}`;
+  }
+  throw new Error(`${file} leads through too many links`);
+}
+
+/**
+ * Make `dir` and the folders missing above it (mkdir -p), one at a time, each opened and
+ * checked once made: a link on the way, swapped after the gate's check, would have mkdir make
+ * it outside the workspace, and one made there is removed before the refusal.
+ */
+export async function makeFolders(dir: string, within: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = dir; !(await stat(at).then(() => true, () => false)); at = path.dirname(at)) missing.unshift(at);
+  for (const folder of missing) {
+    // Already there (made in between by someone else): checked all the same, never removed.
+    const made = await mkdir(folder).then(() => true, (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EEXIST') return false;
+      throw err;
+    });
+    const handle = await open(folder, constants.O_RDONLY | DIRECTORY);
+    try {
+      await openedWithin(handle, await handle.stat(), folder, within, made);
+    } finally {
+      await handle.close();
+    }
+  }
 }
 
 /**
@@ -88,9 +141,10 @@ export async function readFolder(folder: string, within: string): Promise<Dirent
  * path led a moment before the open, and open() follows links as they are then: a link swapped
  * in between (a shell command the user allowed can keep swapping one) would have it open a file
  * elsewhere. Linux names an open file's path (/proc/self/fd); elsewhere the path is resolved
- * again after the open, and must still name this very file.
+ * again after the open, and must still name this very file. `made`: this call created it (the
+ * open or a mkdir), so a refusal removes it again.
  */
-async function openedWithin(handle: FileHandle, stats: Stats, file: string, within: string): Promise<void> {
+async function openedWithin(handle: FileHandle, stats: Stats, file: string, within: string, made = false): Promise<void> {
   let where = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
   if (where === undefined) {
     where = await realpath(file);
@@ -98,8 +152,20 @@ async function openedWithin(handle: FileHandle, stats: Stats, file: string, with
     if (now.dev !== stats.dev || now.ino !== stats.ino) throw new Error(`${file} changed while it was opened, so it is not used`);
   }
   if (leaves(await realpath(within), where)) {
+    if (made) await removeMade(where, stats);
     throw new Error(`${file} led outside the workspace when it was opened (a link changed after the check), so it is not used`);
   }
+}
+
+/**
+ * Remove what this call made outside the workspace (a file its open created, a folder its mkdir
+ * made), so that a refusal leaves nothing behind there: only while that name is still the very
+ * thing made, and a folder only while empty (rmdir removes nothing else).
+ */
+async function removeMade(where: string, made: Stats): Promise<void> {
+  const now = await lstat(where).catch(() => undefined);
+  if (now?.dev !== made.dev || now.ino !== made.ino) return;
+  await (now.isDirectory() ? rmdir(where) : unlink(where)).catch(() => undefined);
 }
 
 /** True when `target` is not `root` or below it: the one test of "outside" that every workspace check shares. */

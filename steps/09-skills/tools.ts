@@ -6,8 +6,7 @@
 // (permissions.ts) first, and a refused call never reaches `run`.
 
 import { exec } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import { readFolder, readPlainFile, writePlainFile } from './plain-files.ts';
+import { makeFolders, readFolder, readPlainFile, writePlainFile } from './plain-files.ts';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LoopConfig, Tool } from './types.ts';
@@ -51,7 +50,8 @@ export const writeFileTool: Tool = {
   run: async (input, config) => {
     const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
-    await mkdir(path.dirname(file), { recursive: true });
+    // Not mkdir -p: each missing folder is made on its own and must lie in the workspace (plain-files.ts).
+    await makeFolders(path.dirname(file), config.cwd);
     await writePlainFile(file, input.content, config.cwd);
     return `Wrote ${input.content.length} characters to ${input.path}`;
   },
