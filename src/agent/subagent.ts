@@ -328,7 +328,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: Build a LoopConfig of the sub-agent's own (system prompt, tools, a buffer terminal,
   //! hint: depth + 1, a fresh Ledger, maxTurns 20, querySource `agent:builtin:TYPE`, the model: input.model,
   //! hint: else the type's, else the parent's; the parent's gate, guard and the rest) and a NEW messages
-  //! hint: array for each call, holding only the task; run agentLoop.
+  //! hint: array for each call, holding only the task: input.prompt (input.description is a label); run agentLoop.
   //! hint: (querySource says who is calling, in Claude Code's words. This chapter's loop only asks whether it
   //! hint: is 'compact', the summary call's, which never compacts; chapter 12's fork guard relies on it.)
   //! hint: Return its final text (an empty one: a note that it finished "without a report"); roll its

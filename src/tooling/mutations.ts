@@ -396,6 +396,10 @@ export const MUTATIONS: readonly Mutation[] = [
     breaks: 'the user is shown the plan they approve' },
 
   // Chapter 11 · sub-agents
+  { id: 'subagent-task-is-description', chapter: 11, caughtBy: 'demo', file: 'subagent.ts',
+    find: "content: input.prompt }],   // a fresh context",
+    replace: "content: String(input.description) }],   // a fresh context",
+    breaks: "the sub-agent's task is the call's prompt, not its short description" },
   { id: 'subagent-returns-empty', chapter: 11, caughtBy: 'demo', file: 'subagent.ts',
     find: "return report.trim() === '' ? '(the sub-agent finished without a report)' : report;",
     replace: "return '';",
