@@ -47,7 +47,7 @@ export type Fields = Record<string, string | string[]>;
 export function parseFrontmatter(text: string): { fields: Fields; body: string } {
   //> 9 parse-frontmatter
   //! hint: No leading "---" line: no frontmatter, the whole text is the body.
-  //! hint: Otherwise read "key: value" lines up to the closing "---"; "[a, b]" and "- item" lines are lists.
+  //! hint: Otherwise read "key: value" lines up to the closing "---"; "[a, b]" and "- item" lines (indented or not) are lists.
   //! hint: Anything else throws, naming the line: `line 3: expected "key: value", got "…"`, `line 4: "name" is
   //! hint: given twice`; so does a missing closing "---". Split on \r?\n: a file saved on Windows ends lines in \r\n.
   const lines = text.split(/\r?\n/);
