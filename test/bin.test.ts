@@ -14,6 +14,7 @@ import { it, expect } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { build } from 'esbuild';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -39,6 +40,11 @@ async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: 
     stdin: Object.getOwnPropertyDescriptor(process, 'stdin')!, write: process.stdout.write, writeErr: process.stderr.write, exit: process.exit,
     env: { ...process.env },
   };
+  // What bin.ts listens to as a program (a closed stdout, Ctrl-C, SIGTERM): each run's own, taken
+  // off again after it, or they pile up in this worker (Node warns past ten) and a later run's
+  // signal would reach an earlier one's handlers.
+  const listened: [EventEmitter, string][] = [[process.stdout, 'error'], [process, 'SIGINT'], [process, 'SIGTERM']];
+  const before = listened.map(([emitter, event]) => emitter.listeners(event));
   let out = '';
   let err = '';
   try {
@@ -56,6 +62,9 @@ async function runBin(args: string[], stdin: Readable, scenario: Scenario, run: 
     const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
     return { out, err, exitCode: process.exitCode, sent };
   } finally {
+    listened.forEach(([emitter, event], i) => {
+      for (const listener of emitter.listeners(event)) if (!before[i]!.includes(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+    });
     process.exit = saved.exit;
     process.stdout.write = saved.write;
     process.stderr.write = saved.writeErr;
