@@ -193,7 +193,8 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
   return oneAtATime(async () => {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
-    //! hint: where its HEAD is (# branch.oid) and what is uncommitted. Unchanged: `git worktree remove`,
+    //! hint: where its HEAD is (# branch.oid) and what is uncommitted; if it fails, nothing is known:
+    //! hint: keep it all and return at once "<kept(wt)> (its state could not be read: <quoted(git's words)>)". Unchanged: `git worktree remove`,
     //! hint: `git branch -D`, the folder that held it if now empty (removeEmpty), wt.removed = true, return
     //! hint: undefined. Changed: commit what is uncommitted (commitLeftovers; if that fails, say "not
     //! hint: committed, since git commit failed (…)"), keep both, and return "<kept(wt)>: N commit(s) on top
