@@ -127,11 +127,12 @@ async function makeWorktree(cwd: string, name: string): Promise<Worktree> {
   //! hint: --git-common-dir HEAD; the hooks folder in git's own is `hooks`, for every later call); refuse
   //! hint: outside a repository ("needs a git repository"; any other refusal of git's in its own words)
   //! hint: or before the first commit ("… has no commit yet"). Take the first free name (name, name-2, … name-20): free when no
-  //! hint: folder of that name exists, this session never made it (handedOut; add each one made) and `git branch NAME HEAD` works (when it fails and no such branch
+  //! hint: folder of that name exists (<repo>.worktrees/NAME, beside the top folder), this session never made it (handedOut; add each one made) and `git branch NAME HEAD` works (when it fails and no such branch
   //! hint: exists, throw "git could not make the branch NAME: <git's words>"). Then `git worktree add --quiet DIR NAME` (quiet: git's first line is the
   //! hint: reason); if it fails ("git worktree add failed: …"), undo it all, each step's own failure
   //! hint: ignored: the folder, the empty folder that held it, git's record (git worktree prune) and the
   //! hint: branch. cwd: the parent's subfolder of the repository, in the worktree, made if missing with makeFolderIn (undo all if it cannot be).
+  //! hint: git gives the top folder with links resolved, and --git-common-dir relative to the real cwd: take the parent's folder through realpath first.
   const found = await git(['rev-parse', '--show-toplevel', '--git-common-dir', 'HEAD'], cwd);
   const [top, common, base] = found.out.split('\n');
   if (found.noGit) throw new Error('isolation "worktree" needs git, and no git command was found');
