@@ -810,7 +810,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'together', fails: 'a call without a description: its agent is labelled with its kind' },
   { chapter: 15, todo: 'launch', shortcut: "the call's description is not kept as the agent's label",
     find: "    label: typeof input.description === 'string' ? input.description : kind,", replace: '    label: kind,',
-    case: 'together', fails: 'each background agent gets an id of its own, and its launch notice names its task' },
+    case: 'demo', fails: "the agent call returns a launch notice with the agent's id and its task" },
   { chapter: 15, todo: 'launch', shortcut: 'the launch waits for the child',
     find: '  startRun(agent, parent);\n  return launchNotice(agent);', replace: '  startRun(agent, parent);\n  await agent.done;\n  return launchNotice(agent);',
     case: 'demo', fails: "the main agent's next request goes out while the explorer is still working" },
