@@ -860,7 +860,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { chapter: 15, todo: 'deliver', shortcut: 'the notifications added to the message that carries the tool_results, when the last one does',
     find: "  config.messages.push({ role: 'user', content: due.map((n) => ({ type: 'text' as const, text: n.text })) });",
     replace: "  const blocks = due.map((n) => ({ type: 'text' as const, text: n.text }));\n  const last = config.messages.at(-1);\n  if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(...blocks);\n  else config.messages.push({ role: 'user', content: blocks });",
-    case: 'stop', fails: 'its notification says "stopped", in a message of its own after the stop\'s tool_result' },
+    case: 'mid-turn', fails: "it is a notification of its own, for the explorer's agent call, with its report" },
   { chapter: 15, todo: 'deliver', shortcut: "nothing delivered while the last message is a user's (read as: never beside tool_results), so only once the turn is over",
     find: 'const due = config.background?.queue.splice(0).sort(', replace: "if (config.messages.at(-1)?.role === 'user') return;\n  const due = config.background?.queue.splice(0).sort(",
     case: 'mid-turn', fails: "the explorer's report comes at the next turn boundary, beside the command's result, while the main agent still works and the builder still runs" },
