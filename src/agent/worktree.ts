@@ -195,7 +195,8 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     //> 16 finish-worktree
     //! hint: One `git status --porcelain=v2 --branch --untracked-files=all` in the worktree says both
     //! hint: where its HEAD is (# branch.oid) and what is uncommitted; if it fails, nothing is known:
-    //! hint: keep it all and return at once "<kept(wt)> (its state could not be read: <quoted(git's words)>)". Unchanged: `git worktree remove`,
+    //! hint: keep it all and return at once "<kept(wt)> (its state could not be read: <quoted(git's words)>)". Unchanged: `git worktree remove`
+    //! hint: (if git refuses, keep both and say "… is kept, on branch …: it changed nothing, but git would not remove it (<git's words>)"),
     //! hint: `git branch -D`, the folder that held it if now empty (removeEmpty), wt.removed = true, return
     //! hint: undefined. Changed: commit what is uncommitted (commitLeftovers; if that fails, say "not
     //! hint: committed, since git commit failed (…)"), keep both, and return "<kept(wt)>: N commit(s) on top
@@ -208,7 +209,9 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
     const files = status.out.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(changedPath);
     if (head === wt.base && files.length === 0) {
-      await git(['worktree', 'remove', '--force', wt.dir], wt.repo, wt.hooks);
+      // git will not remove a locked worktree (`git worktree lock`): then say it is kept, branch too.
+      const removed = await git(['worktree', 'remove', '--force', wt.dir], wt.repo, wt.hooks);
+      if (!removed.ok) return `The worktree ${wt.shown} is kept, on branch ${wt.branch}: it changed nothing, but git would not remove it (${quoted(removed.err)})`;
       await git(['branch', '-D', wt.branch], wt.repo, wt.hooks);
       await removeEmpty(path.dirname(wt.dir));
       wt.removed = true;

@@ -186,7 +186,9 @@ export function finishWorktree(wt: Worktree): Promise<string | undefined> {
     const head = /^# branch\.oid (\S+)$/m.exec(status.out)?.[1];
     const files = status.out.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map(changedPath);
     if (head === wt.base && files.length === 0) {
-      await git(['worktree', 'remove', '--force', wt.dir], wt.repo, wt.hooks);
+      // git will not remove a locked worktree (`git worktree lock`): then say it is kept, branch too.
+      const removed = await git(['worktree', 'remove', '--force', wt.dir], wt.repo, wt.hooks);
+      if (!removed.ok) return `The worktree ${wt.shown} is kept, on branch ${wt.branch}: it changed nothing, but git would not remove it (${quoted(removed.err)})`;
       await git(['branch', '-D', wt.branch], wt.repo, wt.hooks);
       await removeEmpty(path.dirname(wt.dir));
       wt.removed = true;
