@@ -175,6 +175,8 @@ describe('parseScenario rejects mistakes with one precise line', () => {
       `${F}: $.answers[0].allow: expected true (allow), false (deny) or null (no answer: the input ended), got a string`],
     ['an empty text an answer requires the question to show', (s) => (s.answers = [{ tool: 'run_shell', allow: true, shows: '' }]),
       `${F}: $.answers[0].shows: must not be empty (text the question must show)`],
+    ['a person who takes longer to answer than a run may last', (s) => (s.answers = [{ tool: 'run_shell', allow: true, after_ms: 60_000 }]),
+      `${F}: $.answers[0].after_ms: expected a number of milliseconds from 0 to 10000 (how long the person takes to answer), got 60000`],
     ['an empty match', (s) => (s.tracks.explorer.match = {} as never), `${F}: $.tracks.explorer.match: needs at least one condition (system, user, first_user or not_user)`],
     ['a missing check field', (s) => (s.expect = [{ name: 'x', usage: { track: 'main' } }]), `${F}: $.expect[0].usage: missing "request" (a usage check needs "request")`],
     ['an order of one text', (s) => (s.expect = [{ name: 'x', history: { track: 'main', request: 1, in_order: ['alone'] } }]),

@@ -271,6 +271,10 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);
+    //> 15 tool-stopped
+    // A background agent stopped by an earlier call of this turn runs nothing more, and asks nothing.
+    config.signal?.throwIfAborted();
+    //<
     //> 6 permission-gate
     //! hint: Ask decide() before tool.run; a refusal is shown on the terminal ("  ✖ denied: <reason>") and
     //! hint: throws "Permission denied: <reason>", so it comes back as an is_error result and the tool never runs.
@@ -279,6 +283,10 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
       config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
       throw new Error(`Permission denied: ${decision.reason}`);
     }
+    //<
+    //> 15 tool-stopped-asking
+    // Stopped while its question waited for the person: a yes that comes after the stop is too late.
+    config.signal?.throwIfAborted();
     //<
     return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
   } catch (err) {

@@ -39,6 +39,8 @@ const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
 /** The longest latency_ms or idle_ms a turn may ask for: ten minutes. (Node's timers
  *  cannot wait more than about 24.8 days; long before that, no demo means it.) */
 export const MAX_WAIT_MS = 10 * 60_000;
+/** The longest a scripted person may take to answer a permission question: well inside a run's time limit. */
+export const MAX_ANSWER_MS = 10_000;
 /** The longest retry-after a 429 or 5xx may give, in seconds: the SDK waits it out for real
  *  before each of its two retries, and the runner stops a run after a minute (run-guard.ts). */
 const MAX_RETRY_AFTER_S = 20;
@@ -520,11 +522,14 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.answers as unknown[]).forEach((a, i) => {
       const p = `$.answers[${i}]`;
       const o = object(a, p, 'a permission answer {tool, allow}');
-      fields(o, p, ['tool', 'allow', 'shows']);
+      fields(o, p, ['tool', 'allow', 'shows', 'after_ms']);
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
       const allow = required(o, 'allow', p, 'whether the user allows the call');
       if (allow !== null && typeof allow !== 'boolean') fail(`${p}.allow`, `expected true (allow), false (deny) or null (no answer: the input ended), got ${typeName(allow)}`);
       if ('shows' in o) nonEmpty(o.shows, `${p}.shows`, 'text the question must show');
+      if ('after_ms' in o && (typeof o.after_ms !== 'number' || !(o.after_ms >= 0 && o.after_ms <= MAX_ANSWER_MS))) {
+        fail(`${p}.after_ms`, `expected a number of milliseconds from 0 to ${MAX_ANSWER_MS} (how long the person takes to answer), got ${shown(o.after_ms)}`);
+      }
     });
   }
   if ('unattended' in root) {

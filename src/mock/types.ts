@@ -49,6 +49,8 @@ export interface PermissionAnswer {
   allow: boolean | null;
   /** Text the question must show the person (the command, the plan): a person answers what they see. */
   shows?: string;
+  /** Real milliseconds the person takes to answer (not skipped by --no-latency: no model's time). */
+  after_ms?: number;
 }
 
 /** One scripted conversation: which requests it answers, and its turns in order. */

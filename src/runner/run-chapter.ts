@@ -204,6 +204,8 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       problems.push(`the agent asked permission for ${question.tool} without showing ${JSON.stringify(next.shows)} (the question said: ${JSON.stringify((question.summary ?? '').slice(0, 120))})`);
       return answer(false, `the question did not show ${JSON.stringify(next.shows)}`);
     }
+    // A person who takes a while (after_ms): what the session does meanwhile goes on.
+    if (next.after_ms) await new Promise((resolve) => { setTimeout(resolve, next.after_ms); });
     return answer(next.allow ?? undefined);   // null: the input ended, and no answer came
   };
   let laidOut: { home: string; cwd: string };

@@ -183,11 +183,15 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     // Only the tools this agent was given can run: a name it was not offered is refused.
     const tool = config.tools.find((t) => t.spec.name === call.name);
     if (!tool) throw new Error(`no tool named ${call.name} is available here`);
+    // A background agent stopped by an earlier call of this turn runs nothing more, and asks nothing.
+    config.signal?.throwIfAborted();
     const decision = await decide(call.name, input, config);
     if (!decision.allow) {
       config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
       throw new Error(`Permission denied: ${decision.reason}`);
     }
+    // Stopped while its question waited for the person: a yes that comes after the stop is too late.
+    config.signal?.throwIfAborted();
     return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
   } catch (err) {
     // A failure is information for the model, not a crash: it can read it and try another way.
