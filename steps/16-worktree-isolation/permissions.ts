@@ -102,7 +102,7 @@ async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Pr
  * resolves the path (a link named notes.txt may lead to .git/config); undefined: none.
  * git's own: a .git folder or file of the workspace, or anything in one. git runs what its
  * folder says (a hook, core.fsmonitor in .git/config), and a .git file sends it to any
- * repository on the disk.
+ * repository on the disk. And .agent, where the saved sessions are.
  */
 async function guardedFolder(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
   if (typeof input.path !== 'string') return undefined;
@@ -114,6 +114,9 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
     .flatMap((rel) => rel.split(path.sep)).map((name) => name.toLowerCase());
   if (names.includes('.git')) return "git's own folder";
   if (await inGitDir(root, target)) return "git's own folder";
+  // The saved sessions (chapter 4's .agent/sessions): a conversation written there is taken, at
+  // --resume, for the user's own, its "yes, always run that" included.
+  if (names.includes('.agent')) return 'the .agent folder, where sessions are saved: --resume takes what is there for your own conversation';
   // A .claude folder holds skills, whose allowed-tools answer yes in advance (and, from chapter
   // 14, agent files): a model that wrote one unasked would pre-approve its own next command.
   if (names.includes('.claude')) return 'a .claude folder, where skills say which tools are approved in advance';
