@@ -15,7 +15,8 @@
 // A running skill's allowed-tools (skills.ts) are pre-approved here: a yes given in advance.
 
 import path from 'node:path';
-import { lstat, readFile, readlink, realpath } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readlink, realpath } from 'node:fs/promises';
 import type { LoopConfig } from './types.ts';
 import { leaves } from './plain-files.ts';
 
@@ -128,10 +129,26 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
  * by its shape, HEAD beside objects/ and refs/ (a bare clone, `project.git`), or would be
  * once this write is done. git obeys the config and hooks of either.
  */
+/**
+ * The text of a `.git` file, or undefined when the name holds no regular file. Opened without
+ * waiting: a named pipe called .git (one mkfifo away) would hold a plain read, and every edit
+ * below it, for ever. (Not plain-files.ts's readPlainFile: that refuses a file with a second
+ * name, and git reads a hard-linked .git file all the same.)
+ */
+async function gitFileText(file: string): Promise<string | undefined> {
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    return (await handle.stat()).isFile() ? await handle.readFile('utf8') : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 async function inGitDir(root: string, target: string): Promise<boolean> {
   for (let dir = path.dirname(target); !leaves(root, dir); dir = path.dirname(dir)) {
-    // A folder named .git fails to read as a file: nothing named there (the check above has it).
-    const named = await readFile(path.join(dir, '.git'), 'utf8').then((text) => /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1], () => undefined);
+    // A folder named .git is no file: nothing named there (the check above has it).
+    const named = await gitFileText(path.join(dir, '.git')).then((text) => text && /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]);
     const gitDir = named === undefined ? undefined : await realpath(path.resolve(dir, named)).catch(() => undefined);
     if (gitDir !== undefined && !leaves(gitDir, target)) return true;
     const [head, objects, refs] = await Promise.all(['HEAD', 'objects', 'refs'].map((n) => lstat(path.join(dir, n)).catch(() => undefined)));
