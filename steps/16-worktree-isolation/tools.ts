@@ -147,7 +147,9 @@ export const runShellTool: Tool = {
   },
   run: (input, config) => new Promise((resolve, reject) => {
     if (typeof input.command !== 'string') return reject(new Error('command must be a string'));
-    exec(input.command, { cwd: config.cwd, timeout: 30_000 }, (error, stdout, stderr) => {
+    // A background agent's signal (stop_agent) ends its command too, its shell sent SIGTERM:
+    // the stop need not wait out a long build, nor let the command go on when it has returned.
+    exec(input.command, { cwd: config.cwd, timeout: 30_000, signal: config.signal }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       // No exit code of the command's own: Node stopped it (after 30 s, or past 1 MB of output),
       // or a signal ended it. Said as such, not as an "exit code 1" it never returned.
