@@ -257,12 +257,17 @@ async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: 
  * and the session with it.
  */
 async function askedInTerminal(commands: string[], typed: string) {
-  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks: { main: { turns: [
+  return askedInTerminalBy('06-permissions', { main: { turns: [
     { tool_calls: commands.map((command) => ({ name: 'run_shell', input: { command } })) },
     { text: 'Not run.' },
-  ] } } }), 'bin.json') });
+  ] } }, typed);
+}
+
+/** The same, for a chapter's bin.ts and a model of several tracks (a sub-agent's questions). */
+async function askedInTerminalBy(chapterDir: string, tracks: Record<string, unknown>, typed: string) {
+  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'bin.ts in a terminal', prompts: ['unused'], tracks }), 'bin.json') });
   try {
-    return await withBinBundle('06-permissions', async (bundle, work) => {
+    return await withBinBundle(chapterDir, async (bundle, work) => {
       const line = [process.execPath, bundle, 'Run it.'].map(quoted).join(' ');
       const { out, code } = await typedAtQuestion(line, work, { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, typed);
       const sent = mock.events.filter((e) => e.type === 'request').map((e) => JSON.stringify((e as { body: unknown }).body));
@@ -281,6 +286,22 @@ it.skipIf(withoutTerminal !== undefined)(`the permission question shows control 
   expect(question).toBe('run: echo hi # \\u001b[2K\\u001b[1Gharmless \\u202eevil > no\\u200bte \\u{e0041}');
   // The "n" typed at the terminal was read: the model was told the user said no.
   expect(lastSent, JSON.stringify(out)).toContain('the user denied this call');
+  expect(code, JSON.stringify(out)).toBe(0);
+});
+
+it.skipIf(withoutTerminal !== undefined)(`chapter 11: a sub-agent's question names the sub-agent that asks, its type and task, escaped as the rest${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const { out, code } = await askedInTerminalBy('11-subagents', {
+    main: { turns: [
+      { tool_calls: [{ name: 'agent', input: { description: 'Tidy \u001b[2Kup', prompt: 'Tidy the workspace.', subagent_type: 'general' } }] },
+      { text: 'Not tidied.' },
+    ] },
+    tidier: { match: { first_user: 'Tidy the workspace.' }, turns: [
+      { tool_calls: [{ name: 'run_shell', input: { command: 'rm -r build' } }] },
+      { text: 'Not allowed.' },
+    ] },
+  }, 'n\r');
+  const shown = out.replace(/\u001b\[[0-9;]*m/g, '');   // chalk's colours only: an escape the model wrote must not be there raw
+  expect(shown, JSON.stringify(out)).toContain('general sub-agent "Tidy \\u001b[2Kup" asks: Allow run: rm -r build? [y/N]');
   expect(code, JSON.stringify(out)).toBe(0);
 });
 

@@ -544,7 +544,8 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a background agent\
       if (step === 2 && shown.includes('(agent-1, completed)')) { step = 3; keys.end('\u0004'); }
     } });
     // The question on a line of its own below the waiting prompt, its answer the line typed.
-    expect(shown(out), out).toMatch(/The helper is at work\.\n+you ▸ \nAllow run: echo tidied\? \[y\/N\] y\n/);
+    // The question says which agent asks: the helper, not the main agent the prompt was for.
+    expect(shown(out), out).toMatch(/The helper is at work\.\n+you ▸ \ngeneral sub-agent "Tidy" asks: Allow run: echo tidied\? \[y\/N\] y\n/);
     expect(out).toContain('The helper reported.');
     expect(out).not.toContain('has no answer for this prompt');
     expect(code, out).toBe(0);

@@ -15,12 +15,13 @@ const sources = await loadAgentSources(ROOT);
 
 // Scenario problems the runner itself reports (src/runner/run-chapter.ts), which a shortcut
 // may name instead of an expectation: a permission question the script did not foresee, or
-// one that hid what its answer's "shows" names.
+// one that hid what its answer's "shows" names, or did not name the sub-agent its "asker" names.
 const RUNNER_PROBLEMS = [
   /^the scenario's answer for \S+ \(allow: (true|false)\) was never asked for$/,
   /^the agent asked permission for \S+, but the scenario has no answer left$/,
   /^the agent asked permission for \S+, but the next scripted answer is for \S+$/,
   /^the agent asked permission for \S+ without showing$/,
+  /^the agent asked permission for \S+ without naming$/,
 ];
 
 describe('every half-done shortcut', () => {

@@ -305,7 +305,7 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
  */
 async function runChild(parent: LoopConfig, directive: string, client: Anthropic, ledger: Ledger, label: string): Promise<string> {
   try {
-    const config = { ...childConfig(parent, directive, client), ledger };
+    const config = { ...childConfig(parent, directive, client), ledger, name: `fork "${label}"` };   // its questions say who asks
     const report = await runCompacting(config);
     return report.trim() === '' ? '(the fork finished without a report)' : report;
   } catch (err) {
@@ -360,6 +360,7 @@ async function startFork(input: Record<string, unknown>, parent: LoopConfig, bac
   const config: LoopConfig = { ...childConfig(parent, input.prompt as string, parent.client), background: undefined, deliver: undefined };
   if (own) config.messages = ownForkMessages(parent.messages, call, input.prompt as string);
   const child = { label: typeof input.description === 'string' ? input.description : `fork ${group.children.length + 1}`, ledger: config.ledger };
+  config.name = `fork "${child.label}"`;   // its permission questions say who asks
   group.children.push(child);
   group.pending++;
   let before: Promise<void> = Promise.resolve();

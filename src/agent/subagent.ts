@@ -326,7 +326,8 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
 
   //> 11 run-subagent
   //! hint: Build a LoopConfig of the sub-agent's own (system prompt, tools, a buffer terminal,
-  //! hint: depth + 1, a fresh Ledger, maxTurns 20, querySource `agent:builtin:TYPE`, the model: input.model,
+  //! hint: depth + 1, a fresh Ledger, maxTurns 20, querySource `agent:builtin:TYPE`, name `TYPE sub-agent "LABEL"`
+  //! hint: (its permission questions say who asks; LABEL below), the model: input.model,
   //! hint: else the type's, else the parent's; the parent's gate, guard and the rest) and a NEW messages
   //! hint: array for each call, holding only the task: input.prompt (input.description is a label); run agentLoop.
   //! hint: (querySource says who is calling, in Claude Code's words. This chapter's loop only asks whether it
@@ -337,6 +338,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   //! hint: (LABEL: the description; IN: all its input, cache writes and reads included).
   //> 11 subagent-config
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
+  const label = typeof input.description === 'string' ? input.description : typeName;
   const config: LoopConfig = {
     client: parent.client,
     model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),
@@ -370,6 +372,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
+    name: `${typeName} sub-agent "${label}"`,   // how its permission questions name it (permissions.ts)
     refuse: parent.refuse,                      // the agent tool's guard (agentCallRefusal): a child may not do what its depth forbids
     //> 11-13 subagent-max-turns
     maxTurns: 20,
@@ -405,7 +408,6 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   if (background) return launch(parent, input, typeName, config, () => agentLoop(config));
   //<
   //> 11 subagent-return
-  const label = typeof input.description === 'string' ? input.description : typeName;
   try {
     const report = await agentLoop(config);
     return report.trim() === '' ? '(the sub-agent finished without a report)' : report;

@@ -94,6 +94,7 @@ export interface LoopConfig {
   //<
   //> 11 config-depth
   depth: number;            // 0: the main agent; a sub-agent: its parent's depth + 1
+  name?: string;            // a sub-agent's, as its permission questions name it: type and task
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
   /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
    *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
@@ -151,6 +152,10 @@ export interface PermissionQuestion {
   input: Record<string, unknown>;
   /** One line for a human: what would happen if they say yes. */
   summary: string;
+  //> 11 question-from
+  /** Who asks: a sub-agent's name (LoopConfig.name); the main agent's questions have none. */
+  from?: string;
+  //<
 }
 
 //> 6-10 permissions-doc

@@ -51,6 +51,8 @@ export interface PermissionAnswer {
   shows?: string;
   /** Real milliseconds the person takes to answer (not skipped by --no-latency: no model's time). */
   after_ms?: number;
+  /** Text the question must name as who asks (a sub-agent: its type and task), chapter 11 on. */
+  asker?: string;
 }
 
 /** One scripted conversation: which requests it answers, and its turns in order. */

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { permissionAnswer, printable } from './transcript.ts';
+import { permissionAnswer, questionLine } from './transcript.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
 import { originOf, watchNetwork } from './wire.ts';
@@ -208,9 +208,9 @@ export async function runLive(o: LiveOptions): Promise<number> {
         ...(rl && {
           // One question at a time: sub-agents at work together (chapter 13 on) may ask at once,
           // and readline's question() drops a second one asked while the first waits.
-          ask: (q: { tool: string; summary?: string }) => {
+          ask: (q: { tool: string; summary?: string; from?: string }) => {
             const turn = questions.then(async () => {
-              const prompt = `Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
+              const prompt = questionLine(q);
               if (inputEnded) process.stdout.write(prompt);
               return permissionAnswer(await Promise.race([rl.question(prompt), ended]).catch(() => undefined));
             });

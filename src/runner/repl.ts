@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { permissionAnswer, printable, startedWith } from './transcript.ts';
+import { permissionAnswer, questionLine, startedWith } from './transcript.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { FIRST_GATED_CHAPTER, liveRefusal } from './live.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
@@ -136,7 +136,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         },
       },
       platform: SCRIPTED_PLATFORM,
-      ask: async (q: { tool: string; summary?: string }) => permissionAnswer(await next(`Allow ${printable(q.summary ?? q.tool)}? [y/N] `, true)),
+      ask: async (q: { tool: string; summary?: string; from?: string }) => permissionAnswer(await next(questionLine(q), true)),
     })) !== false;
   } finally {
     rl.close();

@@ -188,9 +188,9 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const answers = [...(opts.scenario.answers ?? [])];
   const problems: string[] = [];
   const asked: AskedQuestion[] = [];
-  const ask = async (question: { tool: string; input?: unknown; summary?: string }): Promise<boolean | undefined> => {
+  const ask = async (question: { tool: string; input?: unknown; summary?: string; from?: string }): Promise<boolean | undefined> => {
     const next = answers.shift();
-    const answer = (allow: boolean | undefined, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, allow, refusedBecause }); return allow; };
+    const answer = (allow: boolean | undefined, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow, refusedBecause }); return allow; };
     if (!next) {
       problems.push(`the agent asked permission for ${question.tool}, but the scenario has no answer left`);
       return answer(false, 'no answer left');
@@ -203,6 +203,11 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     if (next.shows !== undefined && !(question.summary ?? '').includes(next.shows)) {
       problems.push(`the agent asked permission for ${question.tool} without showing ${JSON.stringify(next.shows)} (the question said: ${JSON.stringify((question.summary ?? '').slice(0, 120))})`);
       return answer(false, `the question did not show ${JSON.stringify(next.shows)}`);
+    }
+    // Nor a yes to a question that did not say which sub-agent asks, when the person needed to know.
+    if (next.asker !== undefined && !(question.from ?? '').includes(next.asker)) {
+      problems.push(`the agent asked permission for ${question.tool} without naming ${JSON.stringify(next.asker)} as who asks (the question named ${question.from === undefined ? 'nobody' : JSON.stringify(question.from.slice(0, 120))})`);
+      return answer(false, `the question did not name ${JSON.stringify(next.asker)} as who asks`);
     }
     // A person who takes a while (after_ms): what the session does meanwhile goes on.
     if (next.after_ms) await new Promise((resolve) => { setTimeout(resolve, next.after_ms); });

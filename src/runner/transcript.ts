@@ -22,6 +22,8 @@ export interface TranscriptOptions {
 export interface AskedQuestion {
   /** undefined: no answer came (the scenario's null: the input ended at the question). */
   tool: string; input: unknown; summary?: string; allow: boolean | undefined;
+  /** Who asked: a sub-agent's name (chapter 11 on); none for the main agent. */
+  from?: string;
   /** Set when the runner answered no itself, not the scenario: why (no answer left, one for another tool, a question that hid what its answer shows). */
   refusedBecause?: string;
 }
@@ -46,6 +48,11 @@ export function printable(text: string): string {
 function escaped(ch: string): string {
   const code = ch.codePointAt(0)!.toString(16);
   return ch.length === 1 ? `\\u${code.padStart(4, '0')}` : `\\u{${code}}`;
+}
+
+/** A permission question as a terminal shows it: who asks (a sub-agent, chapter 11 on), and what. */
+export function questionLine(q: { tool: string; summary?: string; from?: string }): string {
+  return `${q.from ? `${printable(q.from)} asks: ` : ''}Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
 }
 
 /**
@@ -407,7 +414,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           const q = unasked.findIndex((a) => a.tool === b.name && JSON.stringify(a.input) === JSON.stringify(b.input));
           if (q >= 0) {
             const [a] = unasked.splice(q, 1);
-            say(r.track, `${who(r.track)} ${c.yellow('?')} allow ${a!.summary ?? a!.tool}? ${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
+            say(r.track, `${who(r.track)} ${c.yellow('?')} ${a!.from ? `${printable(a!.from)} asks: ` : ''}allow ${a!.summary ?? a!.tool}? ${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
           }
         }
       }

@@ -148,7 +148,8 @@ const host: AgentHost = {
   // calls that need a yes are refused; choose a --permission-mode for such runs.
   ...(rl && {
     ask: async (question) => {
-      const prompt = chalk.yellow(`\nAllow ${visible(question.summary)}? [y/N] `);
+      // A sub-agent's question says which one asks (its task is the model's words: escaped too).
+      const prompt = chalk.yellow(`\n${question.from ? `${visible(question.from)} asks: ` : ''}Allow ${visible(question.summary)}? [y/N] `);
       if (closed) process.stdout.write(prompt);   // readline shows nothing once the input ended: the question still shows
       const answer = await readLine(prompt, true);
       if (answer === undefined) {

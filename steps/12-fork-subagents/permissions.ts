@@ -68,7 +68,8 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   if (config.permissions.preApproved?.includes(tool) && !guarded) return { allow: true };
   if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
   // Nobody to ask (a pipe, a script), or nobody answered (the input ended): no yes, and the model is told why.
-  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input) }) : undefined;
+  // A sub-agent's question names it: several may be at work, and the person sees none of their turns.
+  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input), from: config.name }) : undefined;
   if (yes === undefined) {
     return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }

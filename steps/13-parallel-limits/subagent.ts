@@ -148,6 +148,7 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
   if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new Error('prompt must be a non-empty string');
 
   const transcript: string[] = [];            // the sub-agent's own text: kept, never printed as the parent's
+  const label = typeof input.description === 'string' ? input.description : typeName;
   const config: LoopConfig = {
     client: parent.client,
     model: typeof input.model === 'string' ? input.model : (type.model ?? parent.model),
@@ -166,11 +167,11 @@ export async function runSubagent(input: Record<string, unknown>, parent: LoopCo
     ledger: new Ledger(),
     promptCaching: parent.promptCaching,        // DISABLE_PROMPT_CACHING holds for the whole session
     depth: parent.depth + 1,
+    name: `${typeName} sub-agent "${label}"`,   // how its permission questions name it (permissions.ts)
     refuse: parent.refuse,                      // the agent tool's guard (agentCallRefusal): a child may not do what its depth forbids
     maxTurns: 20,
     promptParts: parent.promptParts,
   };
-  const label = typeof input.description === 'string' ? input.description : typeName;
   try {
     const report = await agentLoop(config);
     return report.trim() === '' ? '(the sub-agent finished without a report)' : report;

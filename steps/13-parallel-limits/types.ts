@@ -57,6 +57,7 @@ export interface LoopConfig {
   ledger: Ledger;           // token usage of this agent
   promptCaching: boolean;   // false under DISABLE_PROMPT_CACHING: no request carries a breakpoint
   depth: number;            // 0: the main agent; a sub-agent: its parent's depth + 1
+  name?: string;            // a sub-agent's, as its permission questions name it: type and task
   maxTurns: number;         // a runaway loop ends with an error instead of running forever
   /** Asked before each tool call (runTool): a reason to refuse it whatever the tool list says,
    *  or undefined. The agent tool's guard (subagent.ts) comes in this way. */
@@ -88,6 +89,8 @@ export interface PermissionQuestion {
   input: Record<string, unknown>;
   /** One line for a human: what would happen if they say yes. */
   summary: string;
+  /** Who asks: a sub-agent's name (LoopConfig.name); the main agent's questions have none. */
+  from?: string;
 }
 
 /** The session's permission settings; sub-agents share the parent's. */

@@ -206,7 +206,7 @@ function forkBatch(parent: LoopConfig, input: Record<string, unknown>): ForkBatc
  */
 async function runChild(parent: LoopConfig, directive: string, client: Anthropic, ledger: Ledger, label: string): Promise<string> {
   try {
-    const config = { ...childConfig(parent, directive, client), ledger };
+    const config = { ...childConfig(parent, directive, client), ledger, name: `fork "${label}"` };   // its questions say who asks
     const report = await runCompacting(config);
     return report.trim() === '' ? '(the fork finished without a report)' : report;
   } catch (err) {

@@ -191,6 +191,7 @@ async function startFork(input: Record<string, unknown>, parent: LoopConfig, bac
   const config: LoopConfig = { ...childConfig(parent, input.prompt as string, parent.client), background: undefined, deliver: undefined };
   if (own) config.messages = ownForkMessages(parent.messages, call, input.prompt as string);
   const child = { label: typeof input.description === 'string' ? input.description : `fork ${group.children.length + 1}`, ledger: config.ledger };
+  config.name = `fork "${child.label}"`;   // its permission questions say who asks
   group.children.push(child);
   group.pending++;
   let before: Promise<void> = Promise.resolve();
