@@ -1,13 +1,16 @@
 // saveSession (cli.ts, chapter 4 on; the last chapter's copy), on its own: the temp file it
 // writes before the rename sits in the workspace, where the model's shell can leave anything
-// at its name. A scenario cannot lay that out before the save, so it is laid out here.
+// at its name. A scenario cannot lay that out before the save, so it is laid out here. And
+// loadSession given what is no file (a scenario may only resume files of its own): a named
+// pipe, which a plain read would wait on for ever, and a device, which never ends.
 
 import { afterEach, expect, it } from 'vitest';
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { saveSession, type SavedSession } from '../steps/16-worktree-isolation/cli.ts';
+import { loadSession as loadSession4 } from '../steps/04-cli-sessions/cli.ts';
+import { loadSession as loadSession16, saveSession, type SavedSession } from '../steps/16-worktree-isolation/cli.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
@@ -58,5 +61,19 @@ for (const linked of ['.agent', '.agent/sessions']) {
     symlinkSync(outside, path.join(work, ...linked.split('/')));
     await expect(saveSession(file, session, work)).rejects.toThrow(`${linked} is a link: sessions are kept only in the workspace's own .agent/sessions`);
     expect(execFileSync('find', [outside], { encoding: 'utf8' }).trim()).toBe(outside);
+  });
+}
+
+for (const [chapter, loadSession] of [[4, loadSession4], [16, loadSession16]] as const) {
+  it.runIf(process.platform !== 'win32')(`chapter ${chapter}: --resume given a named pipe or a device says it is no session file, at once`, async () => {
+    const { work } = folders();
+    const pipe = path.join(work, 'pipe.json');
+    execFileSync('mkfifo', [pipe]);
+    const within5s = <T>(p: Promise<T>) => Promise.race([p.then(() => 'loaded', (err: Error) => err.message), new Promise<string>((resolve) => { setTimeout(resolve, 5000, 'still reading after 5 s'); })]);
+    const fromPipe = await within5s(loadSession(pipe, work));
+    // A reader stuck in open() (the broken case) is let go, so that it cannot hold the test worker.
+    try { closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
+    expect(fromPipe).toBe('cannot resume: no session file pipe.json (a named pipe)');
+    expect(await within5s(loadSession('/dev/zero', work))).toBe(`cannot resume: no session file ${path.relative(work, '/dev/zero')} (a device)`);
   });
 }

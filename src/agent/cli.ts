@@ -4,9 +4,10 @@
 // Nothing here talks to the model or to a real terminal; bin.ts does the terminal.
 
 import minimist from 'minimist';
-import { access, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
+import { readPlainFile } from './plain-files.ts';
 import { OUTPUT_STYLES } from './prompt.ts';
 //> 6 cli-import-types
 import type { AgentHost, PermissionMode } from './types.ts';
@@ -200,16 +201,18 @@ export function sessionFile(cwd: string, idOrPath: string): string {
 export async function loadSession(file: string, cwd: string): Promise<SavedSession> {
   //> 4 load-session
   //! hint: Three distinct failures, each one line naming the file (relative to cwd): "cannot resume: no
-  //! hint: session file FILE" (a folder is no session file either), "cannot resume: FILE is not valid JSON (…)",
+  //! hint: session file FILE" (read it with readPlainFile: a folder, a named pipe or a device is no session file
+  //! hint: either, and says which in brackets: "(a folder)"), "cannot resume: FILE is not valid JSON (…)",
   //! hint: "cannot resume: FILE is not a saved session (…)": a session is an object with an id string and a
   //! hint: messages array of user and assistant messages. Throw; never repair or recreate the file (the caller
   //! hint: must not overwrite it either).
   const shown = path.relative(cwd, file) || '.';
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readPlainFile(file);   // a regular file only: a pipe's read would wait for ever
   } catch (err) {
-    throw new Error(`cannot resume: no session file ${shown}${(err as NodeJS.ErrnoException).code === 'EISDIR' ? ' (a folder)' : ''}`);
+    const kind = / is (a folder|a named pipe|a socket|a device), not a regular file$/.exec((err as Error).message)?.[1];
+    throw new Error(`cannot resume: no session file ${shown}${kind ? ` (${kind})` : ''}`);
   }
   let data: Partial<SavedSession>;
   try {

@@ -4,9 +4,10 @@
 // Nothing here talks to the model or to a real terminal; bin.ts does the terminal.
 
 import minimist from 'minimist';
-import { access, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
+import { readPlainFile } from './plain-files.ts';
 import { OUTPUT_STYLES } from './prompt.ts';
 import type { AgentHost, PermissionMode } from './types.ts';
 
@@ -150,9 +151,10 @@ export async function loadSession(file: string, cwd: string): Promise<SavedSessi
   const shown = path.relative(cwd, file) || '.';
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readPlainFile(file);   // a regular file only: a pipe's read would wait for ever
   } catch (err) {
-    throw new Error(`cannot resume: no session file ${shown}${(err as NodeJS.ErrnoException).code === 'EISDIR' ? ' (a folder)' : ''}`);
+    const kind = / is (a folder|a named pipe|a socket|a device), not a regular file$/.exec((err as Error).message)?.[1];
+    throw new Error(`cannot resume: no session file ${shown}${kind ? ` (${kind})` : ''}`);
   }
   let data: Partial<SavedSession>;
   try {
