@@ -50,9 +50,14 @@ function escaped(ch: string): string {
   return ch.length === 1 ? `\\u${code.padStart(4, '0')}` : `\\u{${code}}`;
 }
 
-/** A permission question as a terminal shows it: who asks (a sub-agent, chapter 11 on), and what. */
+/** Who asks a permission question, before it: a sub-agent (chapter 11 on); the main agent, nobody. */
+function askedBy(from: string | undefined): string {
+  return from ? `${printable(from)} asks: ` : '';
+}
+
+/** A permission question as a terminal shows it: who asks, and what. */
 export function questionLine(q: { tool: string; summary?: string; from?: string }): string {
-  return `${q.from ? `${printable(q.from)} asks: ` : ''}Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
+  return `${askedBy(q.from)}Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
 }
 
 /**
@@ -414,7 +419,7 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           const q = unasked.findIndex((a) => a.tool === b.name && JSON.stringify(a.input) === JSON.stringify(b.input));
           if (q >= 0) {
             const [a] = unasked.splice(q, 1);
-            say(r.track, `${who(r.track)} ${c.yellow('?')} ${a!.from ? `${printable(a!.from)} asks: ` : ''}allow ${a!.summary ?? a!.tool}? ${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
+            say(r.track, `${who(r.track)} ${c.yellow('?')} ${askedBy(a!.from)}allow ${a!.summary ?? a!.tool}? ${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
           }
         }
       }

@@ -121,13 +121,6 @@ async function guardedFolder(input: Record<string, unknown>, cwd: string): Promi
 }
 
 /**
- * Is `target` inside a git folder of another name? Two kinds, whatever they are called: one
- * a `.git` *file* of the workspace names (`gitdir: .repo`, as `git init --separate-git-dir`
- * writes it; each folder from the workspace down may hold one), and one that is a repository
- * by its shape, HEAD beside objects/ and refs/ (a bare clone, `project.git`), or would be
- * once this write is done. git obeys the config and hooks of either.
- */
-/**
  * The text of a `.git` file, or undefined when the name holds no regular file. Opened without
  * waiting: a named pipe called .git (one mkfifo away) would hold a plain read, and every edit
  * below it, for ever. (Not plain-files.ts's readPlainFile: that refuses a file with a second
@@ -143,6 +136,13 @@ async function gitFileText(file: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * Is `target` inside a git folder of another name? Two kinds, whatever they are called: one
+ * a `.git` *file* of the workspace names (`gitdir: .repo`, as `git init --separate-git-dir`
+ * writes it; each folder from the workspace down may hold one), and one that is a repository
+ * by its shape, HEAD beside objects/ and refs/ (a bare clone, `project.git`), or would be
+ * once this write is done. git obeys the config and hooks of either.
+ */
 async function inGitDir(root: string, target: string): Promise<boolean> {
   for (let dir = path.dirname(target); !leaves(root, dir); dir = path.dirname(dir)) {
     // A folder named .git is no file: nothing named there (the check above has it).
