@@ -463,3 +463,60 @@ it.skipIf(withoutTerminal !== undefined)(`two sub-agents asking at once at a ter
     await mock.close();
   }
 });
+
+it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  // The stop-withdraws case's model: the main agent launches a tidier and asks to run ls;
+  // the tidier asks to write a file; once ls has run, the main agent stops the tidier.
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'));
+  const mock = await startMock({ latencyScale: 0, scenario });
+  try {
+    await withBinBundle('15-background-agents', async (bundle, work) => {
+      let typed = false;
+      const { out, code } = await inTerminal([process.execPath, bundle, scenario.prompts[0]!].map(quoted).join(' '), {
+        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'bin.ts, a question withdrawn',
+        react: (shown, keys) => {
+          // One answer only, to the main agent's question, given once the tidier's has had time
+          // to queue behind it. The tidier's is never answered: a stop that waited for it
+          // would never end the session.
+          if (!typed && shown.includes('[y/N]')) { typed = true; setTimeout(() => keys.type('y\r'), 300); }
+          if (shown.includes('nothing of it ran')) keys.end('\u0004');
+        },
+      });
+      const plain = out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+      const question = plain.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');
+      expect(question, plain).toBeGreaterThan(plain.indexOf('Allow run: ls? [y/N]'));
+      expect(plain.indexOf('(withdrawn: the agent that asked was stopped)', question), plain).toBeGreaterThan(question);
+      expect(code, plain).toBe(0);
+      expect(readdirSync(work)).not.toContain('tidied.txt');
+      // The main agent was told the stop took effect; the tidier was never answered.
+      const mainRequests = mock.events.filter((e) => e.type === 'request' && e.track === 'main') as unknown as { body: { messages: unknown[] } }[];
+      expect(JSON.stringify(mainRequests.at(-1)!.body.messages)).toContain('agent-1 stopped. Its notification follows.');
+      expect(mock.events.filter((e) => e.type === 'request' && e.track === 'tidier')).toHaveLength(1);
+    });
+  } finally {
+    await mock.close();
+  }
+});
+
+it.skipIf(withoutTerminal !== undefined)(`--live at a terminal, chapter 15: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'));
+  const mock = await startMock({ latencyScale: 0, scenario });
+  try {
+    let typed = false;
+    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--live', '--case', 'stop-withdraws'].map(quoted).join(' ');
+    const { out, code } = await inTerminal(line, {
+      cwd: ROOT, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'run.mjs 15 --live, a question withdrawn',
+      // One answer only, to the main agent's ls, once the tidier's question has queued behind it.
+      react: (shown, keys) => { if (!typed && shown.includes('[y/N]')) { typed = true; setTimeout(() => keys.type('y\r'), 300); } },
+    });
+    const plain = out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+    const question = plain.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');
+    expect(question, plain).toBeGreaterThan(plain.indexOf('Allow run: ls? [y/N]'));
+    expect(plain.indexOf('(withdrawn: the agent that asked was stopped)', question), plain).toBeGreaterThan(question);
+    expect(plain).toContain('nothing of it ran');
+    expect(code, plain).toBe(0);
+    expect(mock.events.filter((e) => e.type === 'request' && e.track === 'tidier')).toHaveLength(1);
+  } finally {
+    await mock.close();
+  }
+});

@@ -552,6 +552,25 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a background agent\
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
+// A background agent stopped while its question is on screen (chapter 15): the REPL takes the
+// question back and says so, and the main agent's stop_agent goes on without an answer.
+it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a stopped agent\'s question on screen is taken back, and the stop waits for no answer', async () => {
+  const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--repl', '--case', 'stop-withdraws'].map((w) => `'${w}'`).join(' ');
+  let step = 0;
+  const { out, code } = await inTerminal(line, { cwd: ROOT, env: { NO_COLOR: '1' }, label: 'run.mjs 15 --repl --case stop-withdraws', react: (shown, keys) => {
+    if (step === 0 && shown.includes('you ▸ ')) { step = 1; keys.type('Tidy up in the background, then stop it.\r'); }
+    // One answer only, to the main agent's ls, once the tidier's question has queued behind it.
+    if (step === 1 && shown.includes('[y/N]')) { step = 2; setTimeout(() => keys.type('y\r'), 300); }
+    if (step === 2 && shown.includes('nothing of it ran')) { step = 3; keys.end('\u0004'); }
+  } });
+  // The question, then (the main agent's own lines may come between) the line that takes it back.
+  const question = shown(out).indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');
+  expect(question, out).toBeGreaterThan(0);
+  expect(shown(out).indexOf('\n(withdrawn: the agent that asked was stopped)\n', question), out).toBeGreaterThan(question);
+  expect(out).toContain('(agent-1, stopped)');
+  expect(code, out).toBe(0);
+});
+
 /** What a terminal shows, without the carriage returns and erase codes readline writes. */
 function shown(out: string): string {
   return out.replace(/\r/g, '').replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');

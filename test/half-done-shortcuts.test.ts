@@ -22,6 +22,7 @@ const RUNNER_PROBLEMS = [
   /^the agent asked permission for \S+, but the next scripted answer is for \S+$/,
   /^the agent asked permission for \S+ without showing$/,
   /^the agent asked permission for \S+ without naming$/,
+  /^the agent asked permission for \S+ and did not withdraw the question$/,
 ];
 
 describe('every half-done shortcut', () => {

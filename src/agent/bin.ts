@@ -141,6 +141,7 @@ rl?.on('SIGINT', () => {
   if (working) process.stdout.write('\n(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)\n');
 });
 
+//> 4-14 bin-read-line
 /** One line typed by the user, or undefined once input is closed (Ctrl-D, or Ctrl-C). */
 function readLine(prompt: string, question = false): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
@@ -149,6 +150,33 @@ function readLine(prompt: string, question = false): Promise<string | undefined>
     showNext();
   });
 }
+//<
+//> 15 bin-read-line-withdrawn
+/**
+ * One line typed by the user, or undefined once input is closed (Ctrl-D, or Ctrl-C). A
+ * question whose `signal` aborts first (its agent was stopped) is withdrawn, and the promise
+ * rejects: on screen, it is said so; waiting behind another, it goes unseen. The line typed
+ * next answers whatever waits after it.
+ */
+function readLine(prompt: string, question = false, signal?: AbortSignal): Promise<string | undefined> {
+  if (!rl || closed) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const w: Waiting = { prompt, question, resolve };
+    waiting.push(w);
+    signal?.addEventListener('abort', () => {
+      if (!waiting.includes(w)) return;   // answered already
+      waiting.splice(waiting.indexOf(w), 1);
+      if (shown === w) {
+        shown = undefined;
+        process.stdout.write(chalk.dim('\n(withdrawn: the agent that asked was stopped)\n'));
+      }
+      reject(signal.reason);
+      showNext();
+    }, { once: true });
+    showNext();
+  });
+}
+//<
 
 //> 6 bin-visible
 /**
@@ -191,7 +219,12 @@ const host: AgentHost = {
       const prompt = chalk.yellow(`\n${question.from ? `${visible(question.from)} asks: ` : ''}Allow ${visible(question.summary)}? [y/N] `);
       //<
       if (closed) process.stdout.write(prompt);   // readline shows nothing once the input ended: the question still shows
+      //> 6-14 bin-ask-read
       const answer = await readLine(prompt, true);
+      //<
+      //> 15 bin-ask-withdrawn
+      const answer = await readLine(prompt, true, question.signal);   // rejects once withdrawn
+      //<
       if (answer === undefined) {
         process.stdout.write('(no answer: the input is closed)\n');   // Ctrl-D: nobody can answer any more
         return undefined;

@@ -64,7 +64,12 @@ export const DANGEROUS_COMMANDS: { pattern: RegExp; why: string }[] = [
 /** The outcome for one call: allowed, or refused with a reason the model will read. */
 export type Decision = { allow: true } | { allow: false; reason: string };
 
+//> 6-14 decide-doc
 /** Decide, asking a person if the mode says so. Never throws; the caller turns a refusal into a result. */
+//<
+//> 15 decide-doc-withdrawn
+/** Decide, asking a person if the mode says so. Throws only when the agent is stopped while it asks; the caller turns a refusal into a result. */
+//<
 export async function decide(tool: string, input: Record<string, unknown>, config: LoopConfig): Promise<Decision> {
   //> 6 decide
   //! hint: First the two refusals that ignore the mode: a path outside config.cwd, a DANGEROUS_COMMANDS match.
@@ -100,9 +105,16 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   //> 6-10 decide-ask
   const yes = ask ? await ask({ tool, input, summary: summarise(tool, input) }) : undefined;
   //<
-  //> 11 decide-ask-from
+  //> 11-14 decide-ask-from
   // A sub-agent's question names it: several may be at work, and the person sees none of their turns.
   const yes = ask ? await ask({ tool, input, summary: summarise(tool, input), from: config.name }) : undefined;
+  //<
+  //> 15 decide-ask-withdrawn
+  // A sub-agent's question names it: several may be at work, and the person sees none of their
+  // turns. It carries the agent's signal: stopped while the question waits, the agent withdraws
+  // it (ask rejects, and runTool makes that the call's error result), so stop_agent does not
+  // wait for an answer that could no longer change anything.
+  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input), from: config.name, signal: config.signal }) : undefined;
   //<
   if (yes === undefined) {
     return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };

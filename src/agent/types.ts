@@ -156,6 +156,10 @@ export interface PermissionQuestion {
   /** Who asks: a sub-agent's name (LoopConfig.name); the main agent's questions have none. */
   from?: string;
   //<
+  //> 15 question-signal
+  /** Aborted when the agent that asks is stopped (stop_agent): the question is withdrawn, and ask rejects. */
+  signal?: AbortSignal;
+  //<
 }
 
 //> 6-10 permissions-doc

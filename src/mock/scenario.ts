@@ -522,7 +522,7 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.answers as unknown[]).forEach((a, i) => {
       const p = `$.answers[${i}]`;
       const o = object(a, p, 'a permission answer {tool, allow}');
-      fields(o, p, ['tool', 'allow', 'shows', 'after_ms', 'asker']);
+      fields(o, p, ['tool', 'allow', 'shows', 'after_ms', 'asker', 'withdrawn']);
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
       const allow = required(o, 'allow', p, 'whether the user allows the call');
       if (allow !== null && typeof allow !== 'boolean') fail(`${p}.allow`, `expected true (allow), false (deny) or null (no answer: the input ended), got ${typeName(allow)}`);
@@ -530,6 +530,11 @@ export function parseScenario(text: string, file: string): Scenario {
       if ('asker' in o) nonEmpty(o.asker, `${p}.asker`, 'text the question must name as who asks');
       if ('after_ms' in o && (typeof o.after_ms !== 'number' || !(o.after_ms >= 0 && o.after_ms <= MAX_ANSWER_MS))) {
         fail(`${p}.after_ms`, `expected a number of milliseconds from 0 to ${MAX_ANSWER_MS} (how long the person takes to answer), got ${shown(o.after_ms)}`);
+      }
+      if ('withdrawn' in o) {
+        boolean(o.withdrawn, `${p}.withdrawn`, 'whether the question must be withdrawn before the person answers');
+        // Withdrawn by a stop that comes while the person thinks: with no time to think, no stop comes first.
+        if (o.withdrawn === true && !((o.after_ms as number) > 0)) fail(`${p}.withdrawn`, 'a question is withdrawn while the person takes time to answer: give after_ms too');
       }
     });
   }

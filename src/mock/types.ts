@@ -53,6 +53,11 @@ export interface PermissionAnswer {
   after_ms?: number;
   /** Text the question must name as who asks (a sub-agent: its type and task), chapter 11 on. */
   asker?: string;
+  /** true: the person's terminal takes a question back, as bin.ts, --repl and --live do, and the
+   *  agent that asks is stopped before this answer comes (after_ms), so the question must be
+   *  withdrawn by then (chapter 15); one still waiting when the answer comes is a failure.
+   *  Without it, the answer comes after after_ms whatever happened meanwhile. */
+  withdrawn?: boolean;
 }
 
 /** One scripted conversation: which requests it answers, and its turns in order. */

@@ -411,6 +411,8 @@ export function offScript(failure: string): string {
   if (/was never asked for/.test(failure)) return 'it never asked a permission question a right solution asks';
   if (/has no answer left|the next scripted answer is for/.test(failure)) return 'it asked a permission question a right solution does not ask (or not in that order)';
   if (/ without showing /.test(failure)) return 'it asked a permission question that does not show the person what they are approving';
+  if (/ without naming /.test(failure)) return 'it asked a permission question that does not say which sub-agent asks';
+  if (/ did not withdraw the question /.test(failure)) return 'a stopped agent\'s permission question stayed, waiting for the person, instead of being withdrawn';
   return 'it did something a right solution does not';
 }
 

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Chapter } from '../chapters.ts';
 import type { Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { permissionAnswer, questionLine } from './transcript.ts';
+import { permissionAnswer, questionLine, WITHDRAWN } from './transcript.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
 import { originOf, watchNetwork } from './wire.ts';
@@ -208,11 +208,20 @@ export async function runLive(o: LiveOptions): Promise<number> {
         ...(rl && {
           // One question at a time: sub-agents at work together (chapter 13 on) may ask at once,
           // and readline's question() drops a second one asked while the first waits.
-          ask: (q: { tool: string; summary?: string; from?: string }) => {
+          // A question whose agent is stopped while it waits (its signal, chapter 15) is
+          // withdrawn: unseen if it waits behind another, said so if it is on screen.
+          ask: (q: { tool: string; summary?: string; from?: string; signal?: AbortSignal }) => {
             const turn = questions.then(async () => {
+              q.signal?.throwIfAborted();
               const prompt = questionLine(q);
               if (inputEnded) process.stdout.write(prompt);
-              return permissionAnswer(await Promise.race([rl.question(prompt), ended]).catch(() => undefined));
+              let withdrawn = false;
+              const line = await Promise.race([rl.question(prompt, q.signal ? { signal: q.signal } : {}), ended]).catch(() => { withdrawn = q.signal?.aborted === true; return undefined; });
+              if (withdrawn) {
+                process.stdout.write(`\n${WITHDRAWN}\n`);
+                q.signal!.throwIfAborted();
+              }
+              return permissionAnswer(line);
             });
             questions = turn.then(() => undefined, () => undefined);
             return turn;

@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
-import { permissionAnswer, questionLine, startedWith } from './transcript.ts';
+import { permissionAnswer, questionLine, startedWith, WITHDRAWN } from './transcript.ts';
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { FIRST_GATED_CHAPTER, liveRefusal } from './live.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
@@ -79,13 +79,26 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     rl.close();   // first: once the line below is on screen, the terminal sends Ctrl-C as a signal again
     if (working) process.stdout.write('\n(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)\n');
   });
-  const next = (prompt: string, question = false): Promise<string | undefined> => {
+  // A question whose agent is stopped while it waits (its signal, chapter 15) is withdrawn:
+  // said so if it is on screen, unseen if it waits behind another; the promise rejects.
+  const next = (prompt: string, question = false, signal?: AbortSignal): Promise<string | undefined> => {
     if (queue.length > 0 || closed) {
       process.stdout.write(prompt);
       return Promise.resolve(queue.length > 0 ? echo(queue.shift()!) : undefined);
     }
-    return new Promise((resolve) => {
-      waiting.push({ prompt, question, resolve: (line) => resolve(line === undefined ? undefined : echo(line)) });
+    return new Promise((resolve, reject) => {
+      const w: (typeof waiting)[number] = { prompt, question, resolve: (line) => resolve(line === undefined ? undefined : echo(line)) };
+      waiting.push(w);
+      signal?.addEventListener('abort', () => {
+        if (!waiting.includes(w)) return;   // answered already
+        waiting.splice(waiting.indexOf(w), 1);
+        if (shown === w) {
+          shown = undefined;
+          process.stdout.write(`\n${WITHDRAWN}\n`);
+        }
+        reject(signal.reason);
+        showNext();
+      }, { once: true });
       showNext();
     });
   };
@@ -136,7 +149,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         },
       },
       platform: SCRIPTED_PLATFORM,
-      ask: async (q: { tool: string; summary?: string; from?: string }) => permissionAnswer(await next(questionLine(q), true)),
+      ask: async (q: { tool: string; summary?: string; from?: string; signal?: AbortSignal }) => permissionAnswer(await next(questionLine(q), true, q.signal)),
     })) !== false;
   } finally {
     rl.close();

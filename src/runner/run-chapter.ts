@@ -172,6 +172,15 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   }
 }
 
+/** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn). */
+function personTakes(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 async function runIn(tempDir: string, opts: RunOptions, started: number): Promise<RunResult> {
   const workspace = path.join(tempDir, 'work');
   let output = '';
@@ -188,7 +197,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const answers = [...(opts.scenario.answers ?? [])];
   const problems: string[] = [];
   const asked: AskedQuestion[] = [];
-  const ask = async (question: { tool: string; input?: unknown; summary?: string; from?: string }): Promise<boolean | undefined> => {
+  const ask = async (question: { tool: string; input?: unknown; summary?: string; from?: string; signal?: AbortSignal }): Promise<boolean | undefined> => {
     const next = answers.shift();
     const answer = (allow: boolean | undefined, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow, refusedBecause }); return allow; };
     if (!next) {
@@ -209,8 +218,17 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       problems.push(`the agent asked permission for ${question.tool} without naming ${JSON.stringify(next.asker)} as who asks (the question named ${question.from === undefined ? 'nobody' : JSON.stringify(question.from.slice(0, 120))})`);
       return answer(false, `the question did not name ${JSON.stringify(next.asker)} as who asks`);
     }
-    // A person who takes a while (after_ms): what the session does meanwhile goes on.
-    if (next.after_ms) await new Promise((resolve) => { setTimeout(resolve, next.after_ms); });
+    // A person who takes a while (after_ms): what the session does meanwhile goes on. An answer
+    // marked withdrawn plays a terminal that takes a question back (bin.ts, --repl, --live): a
+    // question whose agent is stopped meanwhile (its signal, chapter 15) is withdrawn, the answer
+    // is used up, and the agent is told by the rejection. Unmarked, the person answers whatever
+    // happened meanwhile, as a terminal that cannot take a question back would let them.
+    if (next.after_ms) await personTakes(next.after_ms, next.withdrawn ? question.signal : undefined);
+    if (next.withdrawn && question.signal?.aborted) {
+      asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow: undefined, withdrawn: true });
+      throw question.signal.reason;
+    }
+    if (next.withdrawn) problems.push(`the agent asked permission for ${question.tool} and did not withdraw the question before the person answered, ${next.after_ms ?? 0} ms later: the scenario stops that agent meanwhile, and a stopped agent's question is withdrawn`);
     return answer(next.allow ?? undefined);   // null: the input ended, and no answer came
   };
   let laidOut: { home: string; cwd: string };

@@ -26,6 +26,8 @@ export interface AskedQuestion {
   from?: string;
   /** Set when the runner answered no itself, not the scenario: why (no answer left, one for another tool, a question that hid what its answer shows). */
   refusedBecause?: string;
+  /** Withdrawn before the person answered: the agent that asked was stopped (chapter 15). */
+  withdrawn?: boolean;
 }
 
 /**
@@ -59,6 +61,9 @@ function askedBy(from: string | undefined): string {
 export function questionLine(q: { tool: string; summary?: string; from?: string }): string {
   return `${askedBy(q.from)}Allow ${printable(q.summary ?? q.tool)}? [y/N] `;
 }
+
+/** Said on the terminal when a question on screen is withdrawn: its agent was stopped (chapter 15). */
+export const WITHDRAWN = '(withdrawn: the agent that asked was stopped)';
 
 /**
  * A typed answer to a permission question: yes or no, or undefined when the input ended
@@ -419,7 +424,9 @@ export function renderTranscript(logged: MockEvent[], opts: TranscriptOptions): 
           const q = unasked.findIndex((a) => a.tool === b.name && JSON.stringify(a.input) === JSON.stringify(b.input));
           if (q >= 0) {
             const [a] = unasked.splice(q, 1);
-            say(r.track, `${who(r.track)} ${c.yellow('?')} ${askedBy(a!.from)}allow ${a!.summary ?? a!.tool}? ${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`);
+            const answer = a!.withdrawn ? `${c.yellow('withdrawn')} ${c.dim('(its agent was stopped before the person answered)')}`
+              : `${a!.allow === undefined ? c.yellow('no answer (the input ended)') : a!.allow ? c.green('yes') : c.red('no')} ${c.dim(a!.refusedBecause ? `(the runner's: ${a!.refusedBecause})` : '(the scenario\'s answer)')}`;
+            say(r.track, `${who(r.track)} ${c.yellow('?')} ${askedBy(a!.from)}allow ${a!.summary ?? a!.tool}? ${answer}`);
           }
         }
       }

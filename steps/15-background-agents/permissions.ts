@@ -51,7 +51,7 @@ export const DANGEROUS_COMMANDS: { pattern: RegExp; why: string }[] = [
 /** The outcome for one call: allowed, or refused with a reason the model will read. */
 export type Decision = { allow: true } | { allow: false; reason: string };
 
-/** Decide, asking a person if the mode says so. Never throws; the caller turns a refusal into a result. */
+/** Decide, asking a person if the mode says so. Throws only when the agent is stopped while it asks; the caller turns a refusal into a result. */
 export async function decide(tool: string, input: Record<string, unknown>, config: LoopConfig): Promise<Decision> {
   const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
   const outside = await outsideWorkspace(input, config.cwd);
@@ -70,8 +70,11 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
   if (config.permissions.preApproved?.includes(tool) && !guarded) return { allow: true };
   if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
   // Nobody to ask (a pipe, a script), or nobody answered (the input ended): no yes, and the model is told why.
-  // A sub-agent's question names it: several may be at work, and the person sees none of their turns.
-  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input), from: config.name }) : undefined;
+  // A sub-agent's question names it: several may be at work, and the person sees none of their
+  // turns. It carries the agent's signal: stopped while the question waits, the agent withdraws
+  // it (ask rejects, and runTool makes that the call's error result), so stop_agent does not
+  // wait for an answer that could no longer change anything.
+  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input), from: config.name, signal: config.signal }) : undefined;
   if (yes === undefined) {
     return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }

@@ -101,6 +101,8 @@ export interface PermissionQuestion {
   summary: string;
   /** Who asks: a sub-agent's name (LoopConfig.name); the main agent's questions have none. */
   from?: string;
+  /** Aborted when the agent that asks is stopped (stop_agent): the question is withdrawn, and ask rejects. */
+  signal?: AbortSignal;
 }
 
 /** The session's permission settings. A sub-agent never gets more than its parent: the parent's, or a copy in the stricter mode its agent file names (withMode); in the background, narrowed again at each call to the session's (narrowedGate). */
