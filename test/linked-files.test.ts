@@ -8,7 +8,11 @@ import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, symlink
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { projectRoot, projectTree, readWithin } from '../steps/16-worktree-isolation/linked-files.ts';
+import * as linkedFiles from '../steps/16-worktree-isolation/linked-files.ts';
+import * as linkedFilesBefore from '../steps/05-streaming/linked-files.ts';
 
 const made: string[] = [];
 afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
@@ -57,4 +61,29 @@ it.runIf(process.platform !== 'win32')('a named pipe in place of a file is no fi
   // A reader stuck in open() (the broken case) is let go, so that it cannot hold the test worker.
   try { closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
   expect(outcome).toEqual({ text: undefined });
+});
+
+// A link swapped in between readWithin's look at where the file leads and its open (a shell
+// command running meanwhile, a background agent's, can keep flipping one) is a race no test
+// can time. So the look is made to miss it: realpath answers as it would have a moment
+// before the swap, the path unchanged, while on disk the link already leads out. From
+// chapter 6 the file opened is looked at too, and the secret stays unread.
+it.runIf(process.platform === 'linux')('from chapter 6, a link swapped in after the look is caught at the open: the file outside is not read', async () => {
+  const base = layout();
+  writeFileSync(path.join(base, 'secret.txt'), 'the secret\n');
+  const claudeMd = path.join(base, 'repo', 'CLAUDE.md');
+  symlinkSync(path.join(base, 'secret.txt'), claudeMd);
+  const promises = fs.promises as { realpath: (p: string) => Promise<string> };
+  const realpath = promises.realpath;
+  promises.realpath = async (p) => (p === claudeMd ? p : realpath(p));
+  syncBuiltinESMExports();
+  try {
+    const read = (chapter: Pick<typeof linkedFiles, 'readWithin'>) => chapter.readWithin(claudeMd, { dir: path.join(base, 'repo'), name: 'the project' }, 'CLAUDE.md', { write: () => undefined });
+    expect(await read(linkedFiles)).toBeUndefined();
+    // Chapter 5 has no such look yet: the same race reads the file outside, which is why chapter 6 adds it.
+    expect(await read(linkedFilesBefore)).toBe('the secret\n');
+  } finally {
+    promises.realpath = realpath;
+    syncBuiltinESMExports();
+  }
 });

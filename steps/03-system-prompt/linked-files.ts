@@ -40,7 +40,8 @@ export async function readWithin(file: string, tree: Tree | undefined, shown: st
   } catch {
     return undefined;   // no such file, or a link to nothing
   }
-  if (tree && leaves(await realpath(tree.dir).catch(() => tree.dir), real)) {
+  const dir = tree && (await realpath(tree.dir).catch(() => tree.dir));
+  if (tree && dir && leaves(dir, real)) {
     terminal.write(`✖ ${shown} skipped: it is a link that leads out of ${tree.name}\n`);
     return undefined;
   }

@@ -45,9 +45,13 @@ export async function readWithin(file: string, tree: Tree | undefined, shown: st
   } catch {
     return undefined;   // no such file, or a link to nothing
   }
-  if (tree && leaves(await realpath(tree.dir).catch(() => tree.dir), real)) {
+  const dir = tree && (await realpath(tree.dir).catch(() => tree.dir));
+  if (tree && dir && leaves(dir, real)) {
     terminal.write(`✖ ${shown} skipped: it is a link that leads out of ${tree.name}\n`);
     return undefined;
   }
-  return readPlainFile(real).catch(() => undefined);   // a folder of that name, or a named pipe: no file
+  // A folder of that name, or a named pipe: no file. And the file opened must still lie in the
+  // tree (plain-files.ts): a link swapped into `real` after the check above, by a shell command
+  // running meanwhile (a background agent's, chapter 15), would otherwise be followed out.
+  return readPlainFile(real, dir).catch(() => undefined);
 }
