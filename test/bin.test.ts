@@ -520,3 +520,37 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal, chapter 15: a st
     await mock.close();
   }
 });
+
+it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a background agent that asks a dozen questions in one run leaves no listener behind on its signal${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  // Each question waits on the agent's signal (it is withdrawn should the agent be stopped);
+  // answered, it lets go of it. Past ten left on one signal, Node warns of a leak.
+  const commands = Array.from({ length: 12 }, (_, i) => `echo step-${i + 1}`);
+  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'many questions', prompts: ['unused'], tracks: {
+    main: { turns: [
+      { tool_calls: [{ name: 'agent', input: { description: 'Steps', prompt: 'STEPS: run the steps', subagent_type: 'general' } }] },
+      { text: 'Launched.' },
+      { text: 'All steps ran.' },
+    ] },
+    steps: { match: { first_user: 'STEPS' }, turns: [{ tool_calls: commands.map((command) => ({ name: 'run_shell', input: { command } })) }, { text: 'Done.' }] },
+  } }), 'bin.json') });
+  try {
+    await withBinBundle('15-background-agents', async (bundle, work) => {
+      let answered = 0;
+      const { out, code } = await inTerminal([process.execPath, bundle, 'Run the steps.'].map(quoted).join(' '), {
+        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'bin.ts, a dozen questions',
+        react: (shown, keys) => {
+          const asked = shown.split('[y/N]').length - 1;
+          if (asked > answered) { answered = asked; keys.type('y\r'); }
+          // Its work done, the session is ended (Ctrl-D at the prompt): it wakes the main agent first.
+          if (shown.includes('(agent-1, completed)')) keys.end('\u0004');
+        },
+      });
+      expect(answered, out).toBe(12);
+      expect(out).toContain('All steps ran.');
+      expect(out).not.toContain('MaxListenersExceededWarning');
+      expect(code, out).toBe(0);
+    });
+  } finally {
+    await mock.close();
+  }
+});

@@ -157,10 +157,13 @@ export async function inTerminal(line: string, o: { cwd: string; env: NodeJS.Pro
   child.stdout.on('data', (d: string) => { out += d; look(); });
   child.stderr.on('data', (d) => { out += String(d); look(); });
   const tick = setInterval(look, 20);
-  const late = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  // script(1) stopped by a signal exits 0: a run that had to be stopped must not read as one that ended.
+  let stopped = false;
+  const late = setTimeout(() => { stopped = true; child.kill('SIGTERM'); }, 30_000);
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', resolve);
   }).finally(() => { clearTimeout(late); clearInterval(tick); });
+  if (stopped) throw new Error(`${o.label}: still running after 30 s, so it was stopped; the terminal showed: ${JSON.stringify(out.slice(-2000))}`);
   return { out, code };
 }

@@ -87,18 +87,19 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       return Promise.resolve(queue.length > 0 ? echo(queue.shift()!) : undefined);
     }
     return new Promise((resolve, reject) => {
-      const w: (typeof waiting)[number] = { prompt, question, resolve: (line) => resolve(line === undefined ? undefined : echo(line)) };
-      waiting.push(w);
-      signal?.addEventListener('abort', () => {
-        if (!waiting.includes(w)) return;   // answered already
+      const withdraw = () => {
         waiting.splice(waiting.indexOf(w), 1);
         if (shown === w) {
           shown = undefined;
           process.stdout.write(`\n${WITHDRAWN}\n`);
         }
-        reject(signal.reason);
+        reject(signal!.reason);
         showNext();
-      }, { once: true });
+      };
+      // Answered: the signal no longer needs to reach it (an agent asks many questions in one run).
+      const w: (typeof waiting)[number] = { prompt, question, resolve: (line) => { signal?.removeEventListener('abort', withdraw); resolve(line === undefined ? undefined : echo(line)); } };
+      waiting.push(w);
+      signal?.addEventListener('abort', withdraw, { once: true });
       showNext();
     });
   };

@@ -126,18 +126,19 @@ rl?.on('SIGINT', () => {
 function readLine(prompt: string, question = false, signal?: AbortSignal): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
-    const w: Waiting = { prompt, question, resolve };
-    waiting.push(w);
-    signal?.addEventListener('abort', () => {
-      if (!waiting.includes(w)) return;   // answered already
+    const withdraw = () => {
       waiting.splice(waiting.indexOf(w), 1);
       if (shown === w) {
         shown = undefined;
         process.stdout.write(chalk.dim('\n(withdrawn: the agent that asked was stopped)\n'));
       }
-      reject(signal.reason);
+      reject(signal!.reason);
       showNext();
-    }, { once: true });
+    };
+    // Answered: the signal no longer needs to reach it (an agent asks many questions in one run).
+    const w: Waiting = { prompt, question, resolve: (line) => { signal?.removeEventListener('abort', withdraw); resolve(line); } };
+    waiting.push(w);
+    signal?.addEventListener('abort', withdraw, { once: true });
     showNext();
   });
 }
