@@ -250,6 +250,27 @@ async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: 
 }
 
 /**
+ * A chapter's bin.ts in a terminal, against the mock answering `scenario`, started with
+ * `prompt` (not -p: an interactive session); `react` types what the person would. What the
+ * terminal showed (`plain`: without its colour and cursor codes), the exit status, the
+ * requests each track got, and what the workspace holds after it.
+ */
+async function binInTerminal(chapterDir: string, scenario: Scenario, prompt: string, label: string, react: Parameters<typeof inTerminal>[1]['react']) {
+  const mock = await startMock({ latencyScale: 0, scenario });
+  try {
+    return await withBinBundle(chapterDir, async (bundle, work) => {
+      const { out, code } = await inTerminal([process.execPath, bundle, prompt].map(quoted).join(' '), {
+        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label, react,
+      });
+      const requests = (track: string) => mock.events.filter((e) => e.type === 'request' && e.track === track) as unknown as { body: { messages: unknown[] } }[];
+      return { out, plain: out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''), code, requests, left: readdirSync(work) };
+    });
+  } finally {
+    await mock.close();
+  }
+}
+
+/**
  * Chapter 6's bin.ts in a terminal, in a session whose first prompt is "Run it." (not -p:
  * print mode asks nobody), against a model that asks to run each of `commands`, in one
  * turn: what the terminal showed, the first question as shown, what the model was last
@@ -427,75 +448,51 @@ it.skipIf(withoutTerminal !== undefined)(`a long session at a terminal: prompt a
 // sub-agent waited for good.
 it.skipIf(withoutTerminal !== undefined)(`two sub-agents asking at once at a terminal: each question is shown and gets its own answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
   const shell = (command: string) => ({ name: 'run_shell', input: { command } });
-  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'two ask', prompts: ['unused'], tracks: {
+  const scenario = parseScenario(JSON.stringify({ title: 'two ask', prompts: ['unused'], tracks: {
     main: { turns: [
       { tool_calls: ['A', 'B'].map((x) => ({ name: 'agent', input: { description: `Task ${x}`, prompt: `Task ${x}: run echo ${x}`, subagent_type: 'general' } })) },
       { text: 'Both reported.' },
     ] },
     a: { match: { first_user: 'Task A' }, turns: [{ tool_calls: [shell('echo ran-A')] }, { text: 'A done.' }] },
     b: { match: { first_user: 'Task B' }, turns: [{ tool_calls: [shell('echo ran-B')] }, { text: 'B done.' }] },
-  } }), 'bin.json') });
-  try {
-    await withBinBundle('13-parallel-limits', async (bundle, work) => {
-      let answered = 0;
-      const { out, code } = await inTerminal([process.execPath, bundle, 'Run both.'].map(quoted).join(' '), {
-        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'bin.ts, two questions',
-        react: (shown, keys) => {
-          const asked = shown.split('[y/N]').length - 1;
-          if (asked > answered && answered < 2) { answered++; keys.type(answered === 1 ? 'y\r' : 'n\r'); }
-          if (shown.includes('Both reported.')) keys.end('\u0004');
-        },
-      });
-      const questions = [...out.matchAll(/Allow run: echo (ran-[AB])\? \[y\/N\]/g)].map((m) => m[1]);
-      expect(questions.sort(), JSON.stringify(out)).toEqual(['ran-A', 'ran-B']);
-      // The first question shown got the yes, the second the no: each as typed while it was on screen.
-      const results = Object.fromEntries(['a', 'b'].map((track) => {
-        const last = mock.events.filter((e) => e.type === 'request' && e.track === track).at(-1) as unknown as { body: { messages: unknown[] } };
-        return [track, JSON.stringify(last.body.messages.at(-1))];
-      }));
-      const [first, second] = [...out.matchAll(/Allow run: echo ran-([AB])\?/g)].map((m) => m[1]!.toLowerCase());
-      expect(results[first!]).toContain(`ran-${first!.toUpperCase()}`);
-      expect(results[first!]).not.toContain('"is_error":true');
-      expect(results[second!]).toContain('the user denied');
-      expect(code, JSON.stringify(out)).toBe(0);
-    });
-  } finally {
-    await mock.close();
-  }
+  } }), 'bin.json');
+  let answered = 0;
+  const { out, code, requests } = await binInTerminal('13-parallel-limits', scenario, 'Run both.', 'bin.ts, two questions', (shown, keys) => {
+    const asked = shown.split('[y/N]').length - 1;
+    if (asked > answered && answered < 2) { answered++; keys.type(answered === 1 ? 'y\r' : 'n\r'); }
+    if (shown.includes('Both reported.')) keys.end('\u0004');
+  });
+  const questions = [...out.matchAll(/Allow run: echo (ran-[AB])\? \[y\/N\]/g)].map((m) => m[1]);
+  expect(questions.sort(), JSON.stringify(out)).toEqual(['ran-A', 'ran-B']);
+  // The first question shown got the yes, the second the no: each as typed while it was on screen.
+  const results = Object.fromEntries(['a', 'b'].map((track) => [track, JSON.stringify(requests(track).at(-1)!.body.messages.at(-1))]));
+  const [first, second] = [...out.matchAll(/Allow run: echo ran-([AB])\?/g)].map((m) => m[1]!.toLowerCase());
+  expect(results[first!]).toContain(`ran-${first!.toUpperCase()}`);
+  expect(results[first!]).not.toContain('"is_error":true');
+  expect(results[second!]).toContain('the user denied');
+  expect(code, JSON.stringify(out)).toBe(0);
 });
 
 it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
   // The stop-withdraws case's model: the main agent launches a tidier and asks to run ls;
   // the tidier asks to write a file; once ls has run, the main agent stops the tidier.
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'));
-  const mock = await startMock({ latencyScale: 0, scenario });
-  try {
-    await withBinBundle('15-background-agents', async (bundle, work) => {
-      let typed = false;
-      const { out, code } = await inTerminal([process.execPath, bundle, scenario.prompts[0]!].map(quoted).join(' '), {
-        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'bin.ts, a question withdrawn',
-        react: (shown, keys) => {
-          // One answer only, to the main agent's question, given once the tidier's has had time
-          // to queue behind it. The tidier's is never answered: a stop that waited for it
-          // would never end the session.
-          if (!typed && shown.includes('[y/N]')) { typed = true; setTimeout(() => keys.type('y\r'), 300); }
-          if (shown.includes('nothing of it ran')) keys.end('\u0004');
-        },
-      });
-      const plain = out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
-      const question = plain.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');
-      expect(question, plain).toBeGreaterThan(plain.indexOf('Allow run: ls? [y/N]'));
-      expect(plain.indexOf('(withdrawn: the agent that asked was stopped)', question), plain).toBeGreaterThan(question);
-      expect(code, plain).toBe(0);
-      expect(readdirSync(work)).not.toContain('tidied.txt');
-      // The main agent was told the stop took effect; the tidier was never answered.
-      const mainRequests = mock.events.filter((e) => e.type === 'request' && e.track === 'main') as unknown as { body: { messages: unknown[] } }[];
-      expect(JSON.stringify(mainRequests.at(-1)!.body.messages)).toContain('agent-1 stopped. Its notification follows.');
-      expect(mock.events.filter((e) => e.type === 'request' && e.track === 'tidier')).toHaveLength(1);
-    });
-  } finally {
-    await mock.close();
-  }
+  let typed = false;
+  const { plain, code, requests, left } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, a question withdrawn', (shown, keys) => {
+    // One answer only, to the main agent's question, given once the tidier's has had time to
+    // queue behind it. The tidier's is never answered: a stop that waited for it would never
+    // end the session.
+    if (!typed && shown.includes('[y/N]')) { typed = true; setTimeout(() => keys.type('y\r'), 300); }
+    if (shown.includes('nothing of it ran')) keys.end('\u0004');
+  });
+  const question = plain.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');
+  expect(question, plain).toBeGreaterThan(plain.indexOf('Allow run: ls? [y/N]'));
+  expect(plain.indexOf('(withdrawn: the agent that asked was stopped)', question), plain).toBeGreaterThan(question);
+  expect(code, plain).toBe(0);
+  expect(left).not.toContain('tidied.txt');
+  // The main agent was told the stop took effect; the tidier was never answered.
+  expect(JSON.stringify(requests('main').at(-1)!.body.messages)).toContain('agent-1 stopped. Its notification follows.');
+  expect(requests('tidier')).toHaveLength(1);
 });
 
 it.skipIf(withoutTerminal !== undefined)(`--live at a terminal, chapter 15: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
@@ -525,32 +522,23 @@ it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a background
   // Each question waits on the agent's signal (it is withdrawn should the agent be stopped);
   // answered, it lets go of it. Past ten left on one signal, Node warns of a leak.
   const commands = Array.from({ length: 12 }, (_, i) => `echo step-${i + 1}`);
-  const mock = await startMock({ latencyScale: 0, scenario: parseScenario(JSON.stringify({ title: 'many questions', prompts: ['unused'], tracks: {
+  const scenario = parseScenario(JSON.stringify({ title: 'many questions', prompts: ['unused'], tracks: {
     main: { turns: [
       { tool_calls: [{ name: 'agent', input: { description: 'Steps', prompt: 'STEPS: run the steps', subagent_type: 'general' } }] },
       { text: 'Launched.' },
       { text: 'All steps ran.' },
     ] },
     steps: { match: { first_user: 'STEPS' }, turns: [{ tool_calls: commands.map((command) => ({ name: 'run_shell', input: { command } })) }, { text: 'Done.' }] },
-  } }), 'bin.json') });
-  try {
-    await withBinBundle('15-background-agents', async (bundle, work) => {
-      let answered = 0;
-      const { out, code } = await inTerminal([process.execPath, bundle, 'Run the steps.'].map(quoted).join(' '), {
-        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'bin.ts, a dozen questions',
-        react: (shown, keys) => {
-          const asked = shown.split('[y/N]').length - 1;
-          if (asked > answered) { answered = asked; keys.type('y\r'); }
-          // Its work done, the session is ended (Ctrl-D at the prompt): it wakes the main agent first.
-          if (shown.includes('(agent-1, completed)')) keys.end('\u0004');
-        },
-      });
-      expect(answered, out).toBe(12);
-      expect(out).toContain('All steps ran.');
-      expect(out).not.toContain('MaxListenersExceededWarning');
-      expect(code, out).toBe(0);
-    });
-  } finally {
-    await mock.close();
-  }
+  } }), 'bin.json');
+  let answered = 0;
+  const { out, code } = await binInTerminal('15-background-agents', scenario, 'Run the steps.', 'bin.ts, a dozen questions', (shown, keys) => {
+    const asked = shown.split('[y/N]').length - 1;
+    if (asked > answered) { answered = asked; keys.type('y\r'); }
+    // Its work done, the session is ended (Ctrl-D at the prompt): it wakes the main agent first.
+    if (shown.includes('(agent-1, completed)')) keys.end('\u0004');
+  });
+  expect(answered, out).toBe(12);
+  expect(out).toContain('All steps ran.');
+  expect(out).not.toContain('MaxListenersExceededWarning');
+  expect(code, out).toBe(0);
 });
