@@ -80,7 +80,7 @@ export const MUTATIONS: readonly Mutation[] = [
 
   // Chapter 3 · the system prompt
   { id: 'claude-md-link-followed-out', chapter: 3, caughtBy: 'linked', file: 'linked-files.ts',
-    find: '  if (tree && leaves(await realpath(tree.dir).catch(() => tree.dir), real)) {', replace: '  if (false) {',
+    find: '  if (tree && dir && leaves(dir, real)) {', replace: '  if (false) {',
     breaks: 'a CLAUDE.md that is a link out of the project is not read' },
   { id: 'user-claude-md-skipped', chapter: 3, caughtBy: 'demo', file: 'prompt.ts',
     find: "const files: { label: string; file: string; tree?: Tree }[] = [{ label: '~/.claude/CLAUDE.md (user)', file: path.join(host.home, '.claude', 'CLAUDE.md') }];",
