@@ -7,7 +7,7 @@
 import { it, expect, afterEach } from 'vitest';
 import { Chalk } from 'chalk';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { decide as decide6 } from '../steps/06-permissions/permissions.ts';
@@ -32,7 +32,11 @@ for (const [chapter, decide] of [[6, decide6], [16, decide16]] as const) {
     await decide('write_file', { path: '.git/config', content: '[core]\n\tfsmonitor = "cat ~/.ssh/id_rsa"\n', command: 'ls' }, config);
     await decide('edit_file', { path: 'notes.txt', old_text: 'a', new_text: 'b', command: 'ls' }, config);
     await decide('run_shell', { command: 'rm -r src', path: 'README.md' }, config);
-    expect(asked).toEqual(['write .git/config', 'edit notes.txt', 'run: rm -r src']);
+    // An edit in a guarded folder says so, also where the path as written does not show it (a link).
+    await mkdir(path.join(cwd, '.git'));
+    await symlink('.git', path.join(cwd, 'settings'));
+    await decide('write_file', { path: 'settings/config', content: 'x' }, config);
+    expect(asked).toEqual(["write .git/config (in git's own folder)", 'edit notes.txt', 'run: rm -r src', "write settings/config (in git's own folder)"]);
   });
 }
 

@@ -13,7 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readPlainFile, writePlainFile } from '../steps/16-worktree-isolation/plain-files.ts';
-import { grepSearchTool, listFilesTool, writeFileTool } from '../steps/16-worktree-isolation/tools.ts';
+import { editFileTool, grepSearchTool, listFilesTool, runTool, writeFileTool } from '../steps/16-worktree-isolation/tools.ts';
+import { decide, type Decision } from '../steps/16-worktree-isolation/permissions.ts';
 import type { LoopConfig } from '../steps/16-worktree-isolation/types.ts';
 
 const made: string[] = [];
@@ -119,4 +120,56 @@ it.runIf(process.platform !== 'win32')('list_files and grep_search name no file 
   writeFileSync(path.join(workspace, 'src', 'a.txt'), 'key\n');
   expect(await listFilesTool.run({}, config)).toBe('src/a.txt');
   expect(await grepSearchTool.run({ pattern: 'key' }, config)).toBe('src/a.txt:1: key');
+});
+
+// The gate judges where a path leads (decide), the tool opens it a moment later. A link
+// swapped in between that stays inside the workspace passes the "inside" look, yet can lead
+// an edit the gate let through unasked (acceptEdits, an ordinary folder) into git's own
+// folder, where a hook is code git runs. So the file opened must be the file judged.
+it.runIf(process.platform === 'linux')("an edit judged for one file lands in no other: a link swapped into .git after the gate's look is refused, and what it made is removed", async () => {
+  const root = folder();
+  const workspace = path.join(root, 'work');
+  mkdirSync(path.join(workspace, '.git', 'hooks'), { recursive: true });
+  mkdirSync(path.join(workspace, 'notes', 'hooks'), { recursive: true });
+  writeFileSync(path.join(workspace, '.git', 'hooks', 'post-commit.sample'), '# sample\n');
+  writeFileSync(path.join(workspace, 'notes', 'hooks', 'post-commit.sample'), '# notes\n');
+  symlinkSync('notes', path.join(workspace, 'x'));
+  const config = { cwd: workspace, permissions: { mode: 'acceptEdits' } } as LoopConfig;
+  const write = { path: 'x/hooks/post-commit', content: '#!/bin/sh\necho planted\n' };
+  const edit = { path: 'x/hooks/post-commit.sample', old_text: '#', new_text: 'echo planted #' };
+  // Judged while x leads to notes/: an ordinary folder, allowed without a question.
+  const [wrote, edited] = [await decide('write_file', write, config), await decide('edit_file', edit, config)];
+  expect(wrote.allow && edited.allow).toBe(true);
+  // Then x is swapped to .git, before the tools open their files.
+  rmSync(path.join(workspace, 'x'));
+  symlinkSync('.git', path.join(workspace, 'x'));
+  const judged = (d: Decision) => (d.allow ? d.path : undefined);
+  await expect(writeFileTool.run(write, config, judged(wrote))).rejects.toThrow('led to another file when it was opened than when the permission check looked');
+  await expect(editFileTool.run(edit, config, judged(edited))).rejects.toThrow('led to another file when it was opened than when the permission check looked');
+  expect(readdirSync(path.join(workspace, '.git', 'hooks'))).toEqual(['post-commit.sample']);
+  expect(readFileSync(path.join(workspace, '.git', 'hooks', 'post-commit.sample'), 'utf8')).toBe('# sample\n');
+  // Judged as it now leads, the gate itself asks (git's own folder), and nobody is there to say yes.
+  expect(await decide('write_file', write, config)).toEqual({ allow: false, reason: expect.stringContaining("is in git's own folder") as unknown as string });
+});
+
+// The same race through runTool, as it happens: the gate judges the path, asks the person
+// (default mode), and while the question is on screen a command running in the background
+// swaps the link. The yes is for the file the question was about; runTool hands the tool
+// that file, and the tool opens it or nothing.
+it.runIf(process.platform === 'linux')('runTool hands the tool the file the gate judged: a link swapped while the person answers leads the write nowhere', async () => {
+  const root = folder();
+  const workspace = path.join(root, 'work');
+  mkdirSync(path.join(workspace, '.git', 'hooks'), { recursive: true });
+  mkdirSync(path.join(workspace, 'notes', 'hooks'), { recursive: true });
+  symlinkSync('notes', path.join(workspace, 'x'));
+  let said = '';
+  const config = {
+    cwd: workspace, tools: [writeFileTool], refuse: () => undefined, terminal: { write: (t: string) => { said += t; } },
+    permissions: { mode: 'default', ask: async () => { rmSync(path.join(workspace, 'x')); symlinkSync('.git', path.join(workspace, 'x')); return true; } },
+  } as unknown as LoopConfig;
+  const result = await runTool({ type: 'tool_use', id: 'toolu_1', name: 'write_file', input: { path: 'x/hooks/post-commit', content: '#!/bin/sh\necho planted\n' } } as never, config);
+  expect(result.is_error, JSON.stringify(result)).toBe(true);
+  expect(String(result.content)).toContain('led to another file when it was opened than when the permission check looked');
+  expect(readdirSync(path.join(workspace, '.git', 'hooks'))).toEqual([]);
+  expect(said).toBe('');
 });

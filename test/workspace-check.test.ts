@@ -6,6 +6,7 @@
 
 import { it, expect, afterEach } from 'vitest';
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decide as decide6 } from '../steps/06-permissions/permissions.ts';
@@ -37,12 +38,14 @@ const configFor = (cwd: string) => ({ cwd, permissions: { mode: 'bypassPermissio
 
 for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
   it(`chapter ${chapter}: a workspace reached through a link still holds its own files, and only those`, async () => {
-    const { linked } = await layout();
+    const { base, linked } = await layout();
     const config = configFor(linked);
     // Inside, though every real path differs from the workspace path as given: the root is real-pathed too.
-    expect(await decide('read_file', { path: 'a.txt' }, config)).toEqual({ allow: true });
-    expect(await decide('write_file', { path: 'src/new/deep.txt' }, config)).toEqual({ allow: true });
-    expect(await decide('list_files', { path: '.' }, config)).toEqual({ allow: true });
+    // Allowed, each carries the file it was judged for, as the file system resolves it (a new one: where it would be made).
+    const real = path.join(realpathSync(base), 'real', 'work');
+    expect(await decide('read_file', { path: 'a.txt' }, config)).toEqual({ allow: true, path: path.join(real, 'a.txt') });
+    expect(await decide('write_file', { path: 'src/new/deep.txt' }, config)).toEqual({ allow: true, path: path.join(real, 'src', 'new', 'deep.txt') });
+    expect(await decide('list_files', { path: '.' }, config)).toEqual({ allow: true, path: real });
     // Outside, through a link inside the workspace, whichever way the workspace was reached.
     const out = await decide('read_file', { path: 'out/secret.txt' }, config);
     expect(out.allow).toBe(false);
@@ -71,7 +74,7 @@ for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
       expect((await decide('write_file', { path: p, content: 'x' }, config)).allow, p).toBe(false);
     }
     expect(asked).toEqual(['.repo/config', '.repo/hooks/post-checkout', 'pkg/.modules/pkg/config']);
-    expect(await decide('write_file', { path: 'plain/config', content: 'x' }, config)).toEqual({ allow: true });
+    expect(await decide('write_file', { path: 'plain/config', content: 'x' }, config)).toEqual({ allow: true, path: path.join(realpathSync(work), 'plain', 'config') });
   });
 }
 
@@ -93,7 +96,7 @@ for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
     for (const p of ['.git/config', 'project.git/config', 'project.git/worktrees/main/note']) {
       expect(await decide('write_file', { path: p, content: 'x' }, config), p).toEqual({ allow: false, reason: `${p} is in git's own folder: an edit there is never approved in advance, and nobody can be asked here` });
     }
-    expect(await decide('write_file', { path: 'looks/config', content: 'x' }, config)).toEqual({ allow: true });
+    expect(await decide('write_file', { path: 'looks/config', content: 'x' }, config)).toEqual({ allow: true, path: path.join(realpathSync(work), 'looks', 'config') });
     // The write that would complete the shape, whatever came first: looks/ has HEAD and
     // objects/ (and, written unasked above, a config), and refs/ would make it a repository.
     for (const p of ['looks/refs/heads/main', 'looks/refs/x']) {
@@ -102,7 +105,7 @@ for (const [chapter, decide] of [[6, decide6], [14, decide14]] as const) {
     await mkdir(path.join(work, 'parts', 'objects'), { recursive: true });
     await mkdir(path.join(work, 'parts', 'refs'), { recursive: true });
     expect((await decide('write_file', { path: 'parts/HEAD', content: 'ref: refs/heads/main\n' }, config)).allow).toBe(false);
-    expect(await decide('write_file', { path: 'parts/notes.txt', content: 'x' }, config)).toEqual({ allow: true });
+    expect(await decide('write_file', { path: 'parts/notes.txt', content: 'x' }, config)).toEqual({ allow: true, path: path.join(realpathSync(work), 'parts', 'notes.txt') });
   });
 }
 

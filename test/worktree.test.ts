@@ -247,7 +247,7 @@ it('no hook runs for the worktree\'s git calls: a hook the model wrote in accept
   const config = { cwd: dir, permissions: { mode: 'acceptEdits' } } as unknown as LoopConfig;
   for (const hook of ['post-checkout', 'post-commit']) {
     const input = { path: `.husky/${hook}`, content: `echo ${hook} >> '${ran}'\n` };
-    expect(await decide('write_file', input, config)).toEqual({ allow: true });   // asked nobody
+    expect(await decide('write_file', input, config)).toEqual({ allow: true, path: path.join(realpathSync(dir), '.husky', hook) });   // asked nobody
     await writeFileTool.run(input, config);
   }
   const wt = await createWorktree(dir, 'agent-1');

@@ -41,7 +41,7 @@ const DIRECTORY = constants.O_DIRECTORY ?? 0;
 export async function readPlainFile(file: string): Promise<string> {
 //<
 //> 6 read-plain-file-signature-within
-export async function readPlainFile(file: string, within?: string): Promise<string> {
+export async function readPlainFile(file: string, within?: string, judged?: string): Promise<string> {
 //<
   const handle = await open(file, constants.O_RDONLY | NO_WAIT);
   try {
@@ -49,7 +49,7 @@ export async function readPlainFile(file: string, within?: string): Promise<stri
     await mustBePlain(handle, file);
     //<
     //> 6 read-plain-file-check-within
-    await mustBePlain(handle, file, within);
+    await mustBePlain(handle, file, within, false, judged);
     //<
     return await handle.readFile('utf8');
   } finally {
@@ -63,7 +63,7 @@ export async function readPlainFile(file: string, within?: string): Promise<stri
 export async function writePlainFile(file: string, content: string): Promise<void> {
 //<
 //> 6 write-plain-file-signature-within
-export async function writePlainFile(file: string, content: string, within?: string): Promise<void> {
+export async function writePlainFile(file: string, content: string, within?: string, judged?: string): Promise<void> {
 //<
   let handle: FileHandle;
   //> 6 write-plain-file-made
@@ -87,7 +87,7 @@ export async function writePlainFile(file: string, content: string, within?: str
     await mustBePlain(handle, file);
     //<
     //> 6 write-plain-file-check-within
-    await mustBePlain(handle, file, within, made);
+    await mustBePlain(handle, file, within, made, judged);
     //<
     await handle.truncate(0);
     await handle.writeFile(content);
@@ -100,7 +100,7 @@ export async function writePlainFile(file: string, content: string, within?: str
 async function mustBePlain(handle: FileHandle, file: string): Promise<void> {
 //<
 //> 6 must-be-plain-signature-within
-async function mustBePlain(handle: FileHandle, file: string, within?: string, made = false): Promise<void> {
+async function mustBePlain(handle: FileHandle, file: string, within?: string, made = false, judged?: string): Promise<void> {
 //<
   const stats = await handle.stat();
   if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}, not a regular file`);
@@ -109,7 +109,7 @@ async function mustBePlain(handle: FileHandle, file: string, within?: string, ma
   // the workspace under a name inside it, and no path tells which: the gate compares where
   // paths lead, and each name of it leads to itself. So such a file is neither read nor written.
   if (stats.nlink > 1) throw new Error(`${file} has ${stats.nlink} names (hard links): one may lie outside the workspace, so it is not used here`);
-  if (within !== undefined) await openedWithin(handle, stats, file, within, made);
+  if (within !== undefined) await openedWithin(handle, stats, file, within, made, judged);
   //<
 }
 //> 6 open-to-write
@@ -196,10 +196,12 @@ export async function readFolder(folder: string, within: string): Promise<Dirent
  * path led a moment before the open, and open() follows links as they are then: a link swapped
  * in between (a shell command the user allowed can keep swapping one) would have it open a file
  * elsewhere. Linux names an open file's path (/proc/self/fd); elsewhere the path is resolved
- * again after the open, and must still name this very file. `made`: this call created it (the
- * open or a mkdir), so a refusal removes it again.
+ * again after the open, and must still name this very file. `judged`: where the gate found the
+ * path led (Decision.path); the file opened must be that one, not merely one inside: a swap
+ * that stays inside could still lead an edit the gate let through into .git. `made`: this call
+ * created it (the open or a mkdir), so a refusal removes it again.
  */
-async function openedWithin(handle: FileHandle, stats: Stats, file: string, within: string, made = false): Promise<void> {
+async function openedWithin(handle: FileHandle, stats: Stats, file: string, within: string, made = false, judged?: string): Promise<void> {
   let where = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
   if (where === undefined) {
     where = await realpath(file);
@@ -209,6 +211,10 @@ async function openedWithin(handle: FileHandle, stats: Stats, file: string, with
   if (leaves(await realpath(within), where)) {
     if (made) await removeMade(where, stats);
     throw new Error(`${file} led outside the workspace when it was opened (a link changed after the check), so it is not used`);
+  }
+  if (judged !== undefined && where !== judged) {
+    if (made) await removeMade(where, stats);
+    throw new Error(`${file} led to another file when it was opened than when the permission check looked (a link changed after the check), so it is not used`);
   }
 }
 

@@ -85,7 +85,12 @@ export const writeFileTool: Tool = {
       required: ['path', 'content'],
     },
   },
+  //> 2-5 write-file-run
   run: async (input, config) => {
+  //<
+  //> 6 write-file-run-judged
+  run: async (input, config, judged) => {
+  //<
     const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
     //> 2-5 write-file-mkdir
@@ -99,7 +104,7 @@ export const writeFileTool: Tool = {
     await writePlainFile(file, input.content);
     //<
     //> 6 write-file-within
-    await writePlainFile(file, input.content, config.cwd);
+    await writePlainFile(file, input.content, config.cwd, judged);
     //<
     return `Wrote ${input.content.length} characters to ${input.path}`;
   },
@@ -116,7 +121,12 @@ export const editFileTool: Tool = {
       required: ['path', 'old_text', 'new_text'],
     },
   },
+  //> 2-5 edit-file-run
   run: async (input, config) => {
+  //<
+  //> 6 edit-file-run-judged
+  run: async (input, config, judged) => {
+  //<
     const file = resolvePath(config, input.path);
     const { old_text: oldText, new_text: newText } = input;
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
@@ -126,7 +136,7 @@ export const editFileTool: Tool = {
     const text = await readPlainFile(file);
     //<
     //> 6 edit-file-read-within
-    const text = await readPlainFile(file, config.cwd);
+    const text = await readPlainFile(file, config.cwd, judged);
     //<
     // Exactly one match, or the edit is ambiguous: the model must give more context.
     const count = text.split(oldText).length - 1;
@@ -136,7 +146,7 @@ export const editFileTool: Tool = {
     await writePlainFile(file, text.replace(oldText, () => newText));
     //<
     //> 6 edit-file-write-within
-    await writePlainFile(file, text.replace(oldText, () => newText), config.cwd);
+    await writePlainFile(file, text.replace(oldText, () => newText), config.cwd, judged);
     //<
     return `Edited ${input.path}`;
   },
@@ -295,7 +305,13 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
     // Stopped while its question waited for the person: a yes that comes after the stop is too late.
     config.signal?.throwIfAborted();
     //<
+    //> 2-5 tool-run-call
     return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
+    //<
+    //> 6 tool-run-call-judged
+    // The file the gate judged goes with the call: the tool opens that one or none (plain-files.ts).
+    return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config, decision.path) };
+    //<
   } catch (err) {
     // A failure is information for the model, not a crash: it can read it and try another way.
     // Paths are shown relative to the workspace, the way the model wrote them.

@@ -54,7 +54,13 @@ export interface AgentHost {
 /** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
 export interface Tool {
   spec: Anthropic.Tool;
+  //> 1-5 tool-run
   run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
+  //<
+  //> 6 tool-run-judged
+  /** `judged`: where the permission gate found input.path leads (Decision.path); a file tool opens that file or none. */
+  run(input: Record<string, unknown>, config: LoopConfig, judged?: string): Promise<string>;
+  //<
 }
 
 //> 1-10 loop-config-doc

@@ -34,7 +34,8 @@ export interface AgentHost {
 /** A tool: what the model sees, and what running it does. `run` returns the text sent back. */
 export interface Tool {
   spec: Anthropic.Tool;
-  run(input: Record<string, unknown>, config: LoopConfig): Promise<string>;
+  /** `judged`: where the permission gate found input.path leads (Decision.path); a file tool opens that file or none. */
+  run(input: Record<string, unknown>, config: LoopConfig, judged?: string): Promise<string>;
 }
 
 /** Everything one run of the loop needs. */

@@ -44,33 +44,42 @@ export const DANGEROUS_COMMANDS: { pattern: RegExp; why: string }[] = [
   { pattern: /:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:/, why: 'it is a fork bomb' },
 ];
 
-/** The outcome for one call: allowed, or refused with a reason the model will read. */
-export type Decision = { allow: true } | { allow: false; reason: string };
+/**
+ * The outcome for one call: allowed, or refused with a reason the model will read. Allowed,
+ * `path` is where the call's path led when it was judged: the file tools open that very file
+ * or nothing (plain-files.ts), so a link swapped in after the judgement changes nothing.
+ */
+export type Decision = { allow: true; path?: string } | { allow: false; reason: string };
 
 /** Decide, asking a person if the mode says so. Never throws; the caller turns a refusal into a result. */
 export async function decide(tool: string, input: Record<string, unknown>, config: LoopConfig): Promise<Decision> {
   const kind = Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'shell';
-  const outside = await outsideWorkspace(input, config.cwd);
+  // Where the path leads, resolved once: every check judges this one file, and it is the one
+  // the tool must open (Decision.path). Resolved again for each check, a link swapped between
+  // two of them would have each judge another file.
+  const target = typeof input.path === 'string' ? await whereItLeads(path.resolve(config.cwd, input.path)) : undefined;
+  const allowed: Decision = { allow: true, path: target };
+  const outside = await outsideWorkspace(input, config.cwd, target);
   if (outside) return { allow: false, reason: `${outside} is outside the workspace; only files under the working directory may be used` };
   if (kind === 'shell' && typeof input.command === 'string') {
     const hit = DANGEROUS_COMMANDS.find((d) => d.pattern.test(input.command as string));
     if (hit) return { allow: false, reason: `this command is never allowed: ${hit.why}` };
   }
   const { mode, ask } = config.permissions;
-  if (mode === 'bypassPermissions' || kind === 'read') return { allow: true };
+  if (mode === 'bypassPermissions' || kind === 'read') return allowed;
   // An edit in a guarded folder (git's own, below) is never approved in advance: it asks.
-  const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd) : undefined;
+  const guarded = kind === 'edit' ? await guardedFolder(input, config.cwd, target) : undefined;
   if (mode === 'plan') return { allow: false, reason: 'plan mode is read-only: present a plan instead of making changes' };
   // A skill's allowed-tools answer "yes" in advance. After the two refusals above and plan
   // mode: a skill can spare the user questions, never lift a refusal.
-  if (config.permissions.preApproved?.includes(tool) && !guarded) return { allow: true };
-  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return { allow: true };
+  if (config.permissions.preApproved?.includes(tool) && !guarded) return allowed;
+  if (mode === 'acceptEdits' && kind === 'edit' && !guarded) return allowed;
   // Nobody to ask (a pipe, a script), or nobody answered (the input ended): no yes, and the model is told why.
-  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input) }) : undefined;
+  const yes = ask ? await ask({ tool, input, summary: summarise(tool, input, guarded) }) : undefined;
   if (yes === undefined) {
     return { allow: false, reason: guarded ? `${String(input.path)} is in ${guarded}: an edit there is never approved in advance, and nobody can be asked here` : `${tool} needs the user's permission and nobody can be asked here` };
   }
-  return yes ? { allow: true } : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
+  return yes ? allowed : { allow: false, reason: 'the user denied this call. Ask them what to do instead, or try another way' };
 }
 
 /**
@@ -81,15 +90,14 @@ export async function decide(tool: string, input: Record<string, unknown>, confi
  * shell command made it: `ln -s ~/.ssh/id_rsa notes/key`), and a file tool follows links.
  * So both sides are compared as the file system resolves them: the workspace's real path
  * (it may sit below a link itself: /tmp is one on macOS) and the real path of what the
- * call would touch.
+ * call would touch (`target`, resolved by decide; undefined: it does not resolve).
  */
-async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
+async function outsideWorkspace(input: Record<string, unknown>, cwd: string, target: string | undefined): Promise<string | undefined> {
   const p = input.path;
   if (typeof p !== 'string') return undefined;
-  // path.resolve first: the tools open exactly this string ("./a/../b" is "b"), so this is what to follow.
-  const opened = path.resolve(cwd, p);
-  if (leaves(cwd, opened)) return p;
-  const [root, target] = await Promise.all([realpath(cwd), whereItLeads(opened)]);
+  // path.resolve first: the tools open exactly this string ("./a/../b" is "b"), so this is what decide followed.
+  if (leaves(cwd, path.resolve(cwd, p))) return p;
+  const root = await realpath(cwd);
   if (target === undefined) return `${p} (a path that does not resolve: a loop of links, or too long)`;
   return leaves(root, target) ? `${p} (through a symbolic link)` : undefined;
 }
@@ -101,10 +109,9 @@ async function outsideWorkspace(input: Record<string, unknown>, cwd: string): Pr
  * folder says (a hook, core.fsmonitor in .git/config), and a .git file sends it to any
  * repository on the disk. And .agent, where the saved sessions are.
  */
-async function guardedFolder(input: Record<string, unknown>, cwd: string): Promise<string | undefined> {
-  if (typeof input.path !== 'string') return undefined;
-  const [root, target] = await Promise.all([realpath(cwd), whereItLeads(path.resolve(cwd, input.path))]);
-  if (target === undefined) return undefined;   // outsideWorkspace has refused it already
+async function guardedFolder(input: Record<string, unknown>, cwd: string, target: string | undefined): Promise<string | undefined> {
+  if (typeof input.path !== 'string' || target === undefined) return undefined;   // no path; or one that does not resolve, refused already
+  const root = await realpath(cwd);
   // The path as it resolves and as it was written: a link named .git (or .claude/skills) may
   // lead to a folder of another name, and that folder is the guarded one all the same.
   const names = [path.relative(root, target), path.relative(cwd, path.resolve(cwd, input.path))]
@@ -200,8 +207,9 @@ function notThere(err: unknown): boolean {
  * its input has. A model may add any field to an input: a write_file carrying `command: "ls"`
  * too would otherwise be put to the user as "run: ls", and a yes would write the file.
  */
-function summarise(tool: string, input: Record<string, unknown>): string {
+function summarise(tool: string, input: Record<string, unknown>, guarded?: string): string {
   if (tool === 'run_shell' && typeof input.command === 'string') return `run: ${input.command}`;
-  if ((tool === 'write_file' || tool === 'edit_file') && typeof input.path === 'string') return `${tool === 'edit_file' ? 'edit' : 'write'} ${input.path}`;
+  // An edit in a guarded folder says so: through a link, the path as written need not show it.
+  if ((tool === 'write_file' || tool === 'edit_file') && typeof input.path === 'string') return `${tool === 'edit_file' ? 'edit' : 'write'} ${input.path}${guarded ? ` (in ${guarded})` : ''}`;
   return `${tool}(${JSON.stringify(input)})`;
 }

@@ -47,12 +47,12 @@ export const writeFileTool: Tool = {
       required: ['path', 'content'],
     },
   },
-  run: async (input, config) => {
+  run: async (input, config, judged) => {
     const file = resolvePath(config, input.path);
     if (typeof input.content !== 'string') throw new Error('content must be a string');
     // Not mkdir -p: each missing folder is made on its own and must lie in the workspace (plain-files.ts).
     await makeFolders(path.dirname(file), config.cwd);
-    await writePlainFile(file, input.content, config.cwd);
+    await writePlainFile(file, input.content, config.cwd, judged);
     return `Wrote ${input.content.length} characters to ${input.path}`;
   },
 };
@@ -67,18 +67,18 @@ export const editFileTool: Tool = {
       required: ['path', 'old_text', 'new_text'],
     },
   },
-  run: async (input, config) => {
+  run: async (input, config, judged) => {
     const file = resolvePath(config, input.path);
     const { old_text: oldText, new_text: newText } = input;
     if (typeof oldText !== 'string' || typeof newText !== 'string') throw new Error('old_text and new_text must be strings');
     // An empty old_text occurs everywhere and nowhere ("ab".split("") is letters): refused.
     if (oldText === '') throw new Error('old_text must not be empty: give the exact text to replace (write_file makes a whole file)');
-    const text = await readPlainFile(file, config.cwd);
+    const text = await readPlainFile(file, config.cwd, judged);
     // Exactly one match, or the edit is ambiguous: the model must give more context.
     const count = text.split(oldText).length - 1;
     if (count !== 1) throw new Error(`old_text must occur exactly once in ${input.path}; found ${count}`);
     // A function, not a string: in a string, replace reads $&, $$ and $` as patterns; new_text is written as given.
-    await writePlainFile(file, text.replace(oldText, () => newText), config.cwd);
+    await writePlainFile(file, text.replace(oldText, () => newText), config.cwd, judged);
     return `Edited ${input.path}`;
   },
 };
@@ -188,7 +188,8 @@ export async function runTool(call: Anthropic.ToolUseBlock, config: LoopConfig):
       config.terminal.write(`  ✖ denied: ${decision.reason}\n`);
       throw new Error(`Permission denied: ${decision.reason}`);
     }
-    return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config) };
+    // The file the gate judged goes with the call: the tool opens that one or none (plain-files.ts).
+    return { type: 'tool_result', tool_use_id: call.id, content: await tool.run(input, config, decision.path) };
   } catch (err) {
     // A failure is information for the model, not a crash: it can read it and try another way.
     // Paths are shown relative to the workspace, the way the model wrote them.
