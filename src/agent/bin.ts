@@ -160,6 +160,7 @@ function readLine(prompt: string, question = false): Promise<string | undefined>
  */
 function readLine(prompt: string, question = false, signal?: AbortSignal): Promise<string | undefined> {
   if (!rl || closed) return Promise.resolve(undefined);
+  if (signal?.aborted) return Promise.reject(signal.reason);   // stopped before it could be shown: an abort listener would never fire
   return new Promise((resolve, reject) => {
     const withdraw = () => {
       waiting.splice(waiting.indexOf(w), 1);

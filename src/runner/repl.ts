@@ -86,6 +86,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       process.stdout.write(prompt);
       return Promise.resolve(queue.length > 0 ? echo(queue.shift()!) : undefined);
     }
+    if (signal?.aborted) return Promise.reject(signal.reason);   // stopped before it could be shown: an abort listener would never fire
     return new Promise((resolve, reject) => {
       const withdraw = () => {
         waiting.splice(waiting.indexOf(w), 1);

@@ -177,7 +177,8 @@ function personTakes(ms: number, signal: AbortSignal | undefined): Promise<void>
   return new Promise((resolve) => {
     const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
     const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
+    if (signal?.aborted) done();   // stopped already: an abort listener would never fire
+    else signal?.addEventListener('abort', done, { once: true });
   });
 }
 
