@@ -200,7 +200,10 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const asked: AskedQuestion[] = [];
   const ask = async (question: { tool: string; input?: unknown; summary?: string; from?: string; signal?: AbortSignal }): Promise<boolean | undefined> => {
     const next = answers.shift();
-    const answer = (allow: boolean | undefined, refusedBecause?: string) => { asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow, refusedBecause }); return allow; };
+    const answer = (allow: boolean | undefined, refusedBecause?: string, withdrawn = false) => {
+      asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow, refusedBecause, ...(withdrawn && { withdrawn }) });
+      return allow;
+    };
     if (!next) {
       problems.push(`the agent asked permission for ${question.tool}, but the scenario has no answer left`);
       return answer(false, 'no answer left');
@@ -226,7 +229,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     // happened meanwhile, as a terminal that cannot take a question back would let them.
     if (next.after_ms) await personTakes(next.after_ms, next.withdrawn ? question.signal : undefined);
     if (next.withdrawn && question.signal?.aborted) {
-      asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow: undefined, withdrawn: true });
+      answer(undefined, undefined, true);
       throw question.signal.reason;
     }
     if (next.withdrawn) problems.push(`the agent asked permission for ${question.tool} and did not withdraw the question before the person answered, ${next.after_ms ?? 0} ms later: the scenario stops that agent meanwhile, and a stopped agent's question is withdrawn`);
