@@ -22,16 +22,18 @@ export default defineConfig({
     // Most tests run whole chapters against the mock; on a busy 2-core machine the
     // default 5 s is too tight for the ones that run dozens of them.
     testTimeout: 60_000,
-    // One worker more than this 2-core machine has cores: many files spend part of their
-    // time waiting on a child process, a timer or a retry, and a third worker fills that time.
-    // Runs of 2 and 3 workers taken in turn on the same tree: about 2 s less wall time for
-    // about 1 s more CPU. Four gained nothing more.
-    maxWorkers: 3,
+    // Two workers more than this 2-core machine has cores: many files spend part of their
+    // time waiting on a child process, a terminal, a timer or a retry, and the extra workers
+    // fill that time. Three pairs of whole suites taken in turn on the same tree: a median of
+    // 23.6 s wall with four workers, 25.4 s with three, for about 1 s more CPU (of about 43 s).
+    // Six and eight gained nothing more: both cores are then busy throughout.
+    maxWorkers: 4,
     // A larger young generation for the workers. A worker keeps what its runs logged (every
     // request body, parsed) while it runs, so much of what a scavenge finds is still alive
-    // and is copied. Measured over one whole run, the three workers' scavenges: 156 taking
-    // 1.9 s with V8's default, 68 taking 1.3 s with 64 MB semi-spaces.
-    // One GC thread per worker (the collection itself runs on the worker's own thread): three
+    // and is copied. Measured over one whole run, then with three workers, their scavenges: 156
+    // taking 1.9 s with V8's default, 68 taking 1.3 s with 64 MB semi-spaces. (With four, whole
+    // suites with 8 MB and with 64 MB semi-spaces, three pairs in turn, came out even.)
+    // One GC thread per worker (the collection itself runs on the worker's own thread): the
     // workers and the processes they start already keep both cores busy, so V8's helper
     // threads for marking and scavenging only compete with them for the same two cores. Eight
     // pairs of runs taken in turn with and without: a median of 7 % less CPU.

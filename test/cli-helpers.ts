@@ -99,7 +99,7 @@ export function runInProcess(args: string[], o: InProcessOptions = {}): Promise<
 /**
  * A loopback port nothing listens at, for a test that expects a connection to be refused.
  * Not one listen(0) handed out and then closed: that port goes back to the pool every mock of
- * the suite takes its port from (three workers, and the processes they start), and one may
+ * the suite takes its port from (four workers, and the processes they start), and one may
  * be listening there while the test still counts on a refusal. This one lies just below that
  * pool (Linux: /proc/sys/net/ipv4/ip_local_port_range), where listen(0) never reaches, and a
  * connect is refused there before it is handed out. Elsewhere, the closed listen(0) port.
