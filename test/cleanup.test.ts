@@ -372,7 +372,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // (a sub-agent nobody awaited, whose request fails once that run's mock has closed) came
   // after its run had ended, with no run to put it down to: the crash handler ended the
   // whole check. In a batch (absorbingStrays) it is absorbed, and so is a late process.exit.
-  it('a batch of runs absorbs what a run leaves behind: a late rejection and a late process.exit end nothing', async () => {
+  it('a batch of runs absorbs what a run leaves behind: a late rejection (one handled later too, without a warning) and a late process.exit end nothing', async () => {
     const dir = makeProjectScratch(ROOT, 'strays-');
     try {
       mkdirSync(path.join(dir, 'leaves'));
@@ -380,6 +380,8 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
         "export const DEFAULT_MODEL = 'claude-sonnet-4-6';",
         'export async function runSession(): Promise<void> {',
         "  setTimeout(() => { void Promise.reject(new Error('a stray rejection')); }, 50);",
+        // Handled after it was reported unhandled (a Promise.all's later children): no warning.
+        "  setTimeout(() => { const late = Promise.reject(new Error('handled late')); setTimeout(() => { late.catch(() => undefined); }, 20); }, 60);",
         '  setTimeout(() => process.exit(3), 100);',
         '}',
       ].join('\n'));

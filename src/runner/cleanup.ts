@@ -628,4 +628,10 @@ export function installExitHandlers(): void {
   };
   process.on('uncaughtException', crash('uncaught exception'));
   process.on('unhandledRejection', crash('unhandled rejection'));
+  // A rejection said above (or taken by the catcher as its run's failure) may find its handler
+  // later: a Promise.all that rejected at its first child's failure, whose siblings fail after.
+  // Node would then print a PromiseRejectionHandledWarning with a bare rejection id, after the
+  // verdict it has no part in. What mattered was said when the rejection was unhandled; a
+  // listener here keeps that warning off the screen.
+  process.on('rejectionHandled', () => undefined);
 }
