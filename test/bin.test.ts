@@ -278,8 +278,8 @@ async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: 
  * terminal showed (`plain`: without its colour and cursor codes), the exit status, the
  * requests each track got, and what the workspace holds after it.
  */
-async function binInTerminal(chapterDir: string, scenario: Scenario, prompt: string, label: string, react: Parameters<typeof inTerminal>[1]['react']) {
-  const mock = await startMock({ latencyScale: 0, scenario });
+async function binInTerminal(chapterDir: string, scenario: Scenario, prompt: string, label: string, react: Parameters<typeof inTerminal>[1]['react'], o: { latencyScale?: number } = {}) {
+  const mock = await startMock({ latencyScale: o.latencyScale ?? 0, scenario });
   try {
     return await withBinBundle(chapterDir, async (bundle, work) => {
       const { out, code } = await inTerminal([process.execPath, bundle, prompt].map(quoted).join(' '), {
@@ -516,6 +516,29 @@ it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a stopped ag
   // The main agent was told the stop took effect; the tidier was never answered.
   expect(JSON.stringify(requests('main').at(-1)!.body.messages)).toContain('agent-1 stopped. Its notification follows.');
   expect(requests('tidier')).toHaveLength(1);
+});
+
+it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+  // stop-withdraws, with the stop a second and a half late: time for the person to type "y"
+  // at the tidier's question, without Enter, before it is withdrawn. Left in readline's line,
+  // that "y" began the next line typed: here an empty prompt became the prompt "y".
+  const text = readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'), 'utf8');
+  const json = JSON.parse(text) as { tracks: { main: { turns: Record<string, unknown>[] } } };
+  json.tracks.main.turns[1]!.latency_ms = 1500;
+  const scenario = parseScenario(JSON.stringify(json), 'stop-withdraws-late.json');
+  const typed = { ls: false, tidier: false, enter: false };
+  const { plain, code, requests } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, half an answer withdrawn', (shown, keys) => {
+    if (!typed.ls && shown.includes('[y/N]')) { typed.ls = true; setTimeout(() => keys.type('y\r'), 300); }
+    if (!typed.tidier && shown.includes('asks: Allow write tidied.txt? [y/N]')) { typed.tidier = true; keys.type('y'); }
+    // At the prompt once the stop is over: Enter, then the end of the input.
+    if (!typed.enter && shown.includes('nothing of it ran')) { typed.enter = true; setTimeout(() => { keys.type('\r'); setTimeout(() => keys.end('\u0004'), 300); }, 300); }
+  }, { latencyScale: 1 });
+  expect(plain.indexOf('(withdrawn: the agent that asked was stopped)'), plain).toBeGreaterThan(plain.indexOf('asks: Allow write tidied.txt? [y/N] y'));
+  expect(code, plain).toBe(0);
+  // The prompts the main agent got: the first only. No "y" came after the withdrawal.
+  const prompts = requests('main').map((r) => JSON.stringify(r.body.messages.filter((m) => (m as { role: string }).role === 'user').at(-1)));
+  expect(prompts.join('\n')).not.toMatch(/"(?:text|content)":"y"/);
+  expect(requests('main').length, plain).toBe(3);
 });
 
 it.skipIf(withoutTerminal !== undefined)(`--live at a terminal, chapter 15: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {

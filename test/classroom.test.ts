@@ -571,6 +571,36 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a stopped agent\'s 
   expect(code, out).toBe(0);
 });
 
+// The same stop, a second and a half late: "y" typed at the tidier's question, without Enter,
+// before it is taken back. Left in readline's line, it began the next line typed, and an
+// empty prompt went to the main agent as "y".
+it.skipIf(noTerminal() !== undefined)('--repl at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after', async () => {
+  const dir = makeProjectScratch(ROOT, 'repl-withdrawn-');
+  try {
+    const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'), 'utf8')) as { tracks: { main: { turns: Record<string, unknown>[] } } };
+    json.tracks.main.turns[1]!.latency_ms = 1500;
+    const file = path.join(dir, 'late-stop.json');
+    writeFileSync(file, JSON.stringify(json));
+    const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--repl', '--scenario', file].map((w) => `'${w}'`).join(' ');
+    let step = 0;
+    const { out, code } = await inTerminal(line, { cwd: ROOT, env: { NO_COLOR: '1' }, label: 'run.mjs 15 --repl, half an answer withdrawn', react: (shown, keys) => {
+      if (step === 0 && shown.includes('you ▸ ')) { step = 1; keys.type('Tidy up in the background, then stop it.\r'); }
+      if (step === 1 && shown.includes('[y/N]')) { step = 2; setTimeout(() => keys.type('y\r'), 300); }
+      if (step === 2 && shown.includes('asks: Allow write tidied.txt? [y/N]')) { step = 3; keys.type('y'); }
+      // At the prompt once the stop is over: Enter, then the end of the input.
+      if (step === 3 && shown.includes('nothing of it ran')) { step = 4; setTimeout(() => { keys.type('\r'); setTimeout(() => keys.end('\u0004'), 300); }, 300); }
+    } });
+    const question = shown(out).indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N] y');
+    expect(question, out).toBeGreaterThan(0);
+    expect(shown(out).indexOf('\n(withdrawn: the agent that asked was stopped)\n', question), out).toBeGreaterThan(question);
+    // No fourth request: the scenario's main agent has three turns, and a "y" would ask for one more.
+    // Enter at the prompt: an empty line, and the prompt again, with no call in between.
+    expect(shown(out), out).toMatch(/nothing of it ran\.\n+you ▸ \n+you ▸ /);
+    expect(shown(out), out).not.toContain('no more answers');
+    expect(code, out).toBe(0);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 /** What a terminal shows, without the carriage returns and erase codes readline writes. */
 function shown(out: string): string {
   return out.replace(/\r/g, '').replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');

@@ -166,6 +166,10 @@ function readLine(prompt: string, question = false, signal?: AbortSignal): Promi
       waiting.splice(waiting.indexOf(w), 1);
       if (shown === w) {
         shown = undefined;
+        // What was typed toward it goes with it: left in readline's line, a "y" typed for the
+        // stopped agent would begin the next line, the answer to another question. It stays on
+        // screen, before the notice.
+        Object.assign(rl!, { line: '', cursor: 0 });
         process.stdout.write(chalk.dim('\n(withdrawn: the agent that asked was stopped)\n'));
       }
       reject(signal!.reason);

@@ -92,6 +92,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         waiting.splice(waiting.indexOf(w), 1);
         if (shown === w) {
           shown = undefined;
+          // What was typed toward it goes with it (as in bin.ts): left in readline's line, it
+          // would begin the next line typed, an answer or a prompt meant for something else.
+          Object.assign(rl, { line: '', cursor: 0 });
           process.stdout.write(`\n${WITHDRAWN}\n`);
         }
         reject(signal!.reason);
