@@ -9,6 +9,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { createRequire } from 'node:module';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { makeProjectScratch } from './temp-guard.ts';
+import { sh } from './cli-helpers.ts';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { compiledCodeMisses, loadFolder, TSCONFIG_FOR_ESBUILD, type PackageCopy } from '../src/runner/load-folder.ts';
@@ -100,6 +101,19 @@ describe('load-folder', () => {
     });
     const mod = (await loadFolder(dir)) as { kindOfReadFile(): Promise<string> };
     expect(await mod.kindOfReadFile()).toBe('function');
+  });
+
+  // Node calls the loader import() goes to from such code experimental, once per process, on
+  // stderr: a learner whose code imports on the fly saw that warning in the middle of --check.
+  it("import() in a learner's code, under --check: no warning about the loader the runner chose", async () => {
+    const dir = path.join(scratch, 'check-dynamic');
+    cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+    const main = path.join(dir, 'main.ts');
+    writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', "const session = new Session(client, host);\n  await import('node:path');"));
+    const r = await sh(process.execPath, [path.join(ROOT, 'steps', 'run.mjs'), '1', '--check', path.relative(ROOT, dir), '--case', 'demo']);
+    expect(r.err).not.toContain('Warning');
+    expect(r.out).toContain('passes');
+    expect(r.code).toBe(0);
   });
 
   it('an import that does not resolve fails the load in one line, at the import', async () => {

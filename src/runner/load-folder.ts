@@ -233,11 +233,30 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
 function scriptFor(unit: Unit): vm.Script {
   const kept = scriptByFile.get(unit.file);
   if (kept?.key === unit.key) return kept.script;
+  quietLoaderWarning();
   // import() in the folder's code (`await import('node:fs/promises')`) goes to Node's own
   // loader, as it would in a module of the process; without this it throws, whatever it asks for.
   const script = new vm.Script(`${WRAPPER}${unit.code}\n})`, { filename: unit.file, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   scriptByFile.set(unit.file, { key: unit.key, script, code: unit.code });
   return script;
+}
+
+/**
+ * The loader import() goes to from code compiled here is Node's own, and Node says so the
+ * first time: "ExperimentalWarning: vm.USE_MAIN_CONTEXT_DEFAULT_LOADER is an experimental
+ * feature", on stderr, in the middle of a learner's --check, about a choice the runner made,
+ * not the learner. That one warning is dropped, in a process that compiles folders; every
+ * other warning goes out as before.
+ */
+let loaderWarningQuiet = false;
+function quietLoaderWarning(): void {
+  if (loaderWarningQuiet) return;
+  loaderWarningQuiet = true;
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).includes('vm.USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    emit(warning, ...rest);
+  }) as typeof process.emitWarning;
 }
 
 /**
