@@ -311,6 +311,34 @@ describe.concurrent('--check --watch', () => {
       expect(readdirSync(tmp)).toEqual([]);
     } finally { rmSync(dir, { recursive: true, force: true }); rmSync(tmp, { recursive: true, force: true }); }
   });
+
+  // Started by a program that is then killed outright (SIGKILL sends the watch nothing): it
+  // went on for good, watching for nobody. The watch writes to its parent's own output, which
+  // this test reads, so the pipe closes only once both are gone.
+  it('a watch whose parent is killed outright ends too, with nothing left behind', async () => {
+    const dir = halfDone([RESULT_LOST], '01-agent-loop');
+    const tmp = mkdtempSync(path.join(tmpdir(), 'watch-test-'));
+    let watchPid: number | undefined;
+    try {
+      const starter = `const c = require('node:child_process').spawn(process.execPath, ${JSON.stringify([path.join(ROOT, 'steps/run.mjs'), '1', '--check', dir, '--watch'])}, { stdio: 'inherit' }); console.log('watch pid ' + c.pid); setInterval(() => {}, 1000);`;
+      const parent = tracked(spawn(process.execPath, ['-e', starter], { cwd: ROOT, env: { ...WORKER_ENV, NO_COLOR: '1', TMPDIR: tmp } }), 'a parent of --check --watch');
+      let out = '';
+      parent.stdout.on('data', (d) => { out += String(d); });
+      const closed = new Promise<void>((resolve) => parent.stdout.on('close', () => resolve()));
+      for (const stop = Date.now() + 60_000; !out.includes('watching'); await new Promise((r) => setTimeout(r, 50))) {
+        if (Date.now() > stop) throw new Error(`never saw "watching" in: ${out}`);
+      }
+      watchPid = Number(/watch pid (\d+)/.exec(out)![1]);
+      parent.kill('SIGKILL');
+      // Gone within a few seconds (it looks once a second), and its pipe with it.
+      const ended = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
+      expect(ended, `the watch (pid ${watchPid}) still runs 5 s after its parent was killed`).toBe(true);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      if (watchPid !== undefined) try { process.kill(watchPid, 'SIGKILL'); } catch { /* ended, as it should */ }
+      rmSync(dir, { recursive: true, force: true }); rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.concurrent('--check --watch, in this process', () => {

@@ -270,8 +270,13 @@ async function checkFolder(ch: Chapter, dir: string, print: (s: string) => void,
   // every round of --watch. (The chapter's own scenarios are held to the loader by the tests.)
   for (const file of o.scenarios ?? []) await loadScenarioFile(file);
   if (o.watch) {
-    const { watchExercise } = await import('./watch.ts');
-    return watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
+    const { endWithParent, watchExercise } = await import('./watch.ts');
+    const stopLooking = endWithParent();
+    try {
+      return await watchExercise(dir, display(dir), async () => checkOnce(ch, dir, files, print, c));
+    } finally {
+      stopLooking();
+    }
   }
   if (o.json) {
     const report = (passed: number, ok: boolean, types: TypeError[], scenarios: ScenarioVerdict[]) =>

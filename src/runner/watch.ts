@@ -5,9 +5,29 @@
 //
 // What it is not: a file watcher for the project. Only the exercise folder is watched;
 // each check is the same one `--check` runs, with its own temp folders removed as usual.
+//
+// A watch lives as long as what started it. A closed terminal sends SIGHUP, and cleanup.ts's
+// handlers end the run; a parent killed outright (SIGKILL: an editor's task runner, a
+// grading script stopped) sends nothing, and the watch went on for good, handed to another
+// parent, watching a folder for nobody (endWithParent).
 
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
+import { exitHandlersInstalled } from './cleanup.ts';
+
+/**
+ * In a command-line process: look at the parent once a second, and once it has changed (the
+ * one that started the watch is gone), end as a hangup would: SIGHUP to this process, whose
+ * handler stops a check in flight, removes its temp folder and exits 129. Returns the function
+ * that stops looking. Not on Windows, which has no SIGHUP to send.
+ */
+export function endWithParent(): () => void {
+  if (!exitHandlersInstalled() || process.platform === 'win32') return () => undefined;
+  const parent = process.ppid;
+  const look = setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGHUP'); }, 1000);
+  look.unref();
+  return () => clearInterval(look);
+}
 
 /**
  * `check` prints one check and returns its exit code (0 when every scenario passes). What
