@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { build, version as esbuildVersion } from 'esbuild';
-import { inTerminal, noTerminal, refusedPort } from './cli-helpers.ts';
+import { inTerminal, noTerminal, refusedPort, screenOf } from './cli-helpers.ts';
 import { parseScenario, startMock, type Scenario } from '../src/mock/index.ts';
 import { ROOT, loadScenarioFile } from '../src/runner/scenarios.ts';
 
@@ -527,13 +527,20 @@ it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: what was typ
   json.tracks.main.turns[1]!.latency_ms = 1500;
   const scenario = parseScenario(JSON.stringify(json), 'stop-withdraws-late.json');
   const typed = { ls: false, tidier: false, enter: false };
-  const { plain, code, requests } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, half an answer withdrawn', (shown, keys) => {
+  const { out, plain, code, requests } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, half an answer withdrawn', (shown, keys) => {
     if (!typed.ls && shown.includes('[y/N]')) { typed.ls = true; setTimeout(() => keys.type('y\r'), 300); }
     if (!typed.tidier && shown.includes('asks: Allow write tidied.txt? [y/N]')) { typed.tidier = true; keys.type('y'); }
     // At the prompt once the stop is over: Enter, then the end of the input.
     if (!typed.enter && shown.includes('nothing of it ran')) { typed.enter = true; setTimeout(() => { keys.type('\r'); setTimeout(() => keys.end('\u0004'), 300); }, 300); }
   }, { latencyScale: 1 });
   expect(plain.indexOf('(withdrawn: the agent that asked was stopped)'), plain).toBeGreaterThan(plain.indexOf('asks: Allow write tidied.txt? [y/N] y'));
+  // The main agent's text, printed while the question waited, went above it; the question was
+  // drawn again below, the "y" typed still there (chapter 12 on).
+  const screen = screenOf(out);
+  const question = screen.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N] y');
+  expect(question, screen.join('\n')).toBeGreaterThan(screen.indexOf('Stopping it.'));
+  expect(screen.indexOf('Stopping it.'), screen.join('\n')).toBeGreaterThan(0);
+  expect(screen[question + 1]).toBe('(withdrawn: the agent that asked was stopped)');
   expect(code, plain).toBe(0);
   // The prompts the main agent got: the first only. No "y" came after the withdrawal.
   const prompts = requests('main').map((r) => JSON.stringify(r.body.messages.filter((m) => (m as { role: string }).role === 'user').at(-1)));
@@ -564,7 +571,7 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal, chapter 15: a st
   }
 });
 
-it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a background agent that asks a dozen questions in one run leaves no listener behind on its signal${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a background agent that asks a dozen questions in one run leaves no listener behind on its signal, and what the main agent prints meanwhile goes above the question${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
   // Each question waits on the agent's signal (it is withdrawn should the agent be stopped);
   // answered, it lets go of it. Past ten left on one signal, Node warns of a leak.
   const commands = Array.from({ length: 12 }, (_, i) => `echo step-${i + 1}`);
@@ -578,12 +585,19 @@ it.skipIf(withoutTerminal !== undefined)(`chapter 15 at a terminal: a background
   } }), 'bin.json');
   let answered = 0;
   const { out, code } = await binInTerminal('15-background-agents', scenario, 'Run the steps.', 'bin.ts, a dozen questions', (shown, keys) => {
-    const asked = shown.split('[y/N]').length - 1;
+    // Questions, not "[y/N]"s: one is drawn again below what the agents print while it waits.
+    const asked = new Set(shown.match(/echo step-\d+\?/g)).size;
     if (asked > answered) { answered = asked; keys.type('y\r'); }
     // Its work done, the session is ended (Ctrl-D at the prompt): it wakes the main agent first.
     if (shown.includes('(agent-1, completed)')) keys.end('\u0004');
   });
   expect(answered, out).toBe(12);
+  // What the main agent printed meanwhile (its text, the banner, the notification) is on lines
+  // of its own above the question or the prompt, never run on after one.
+  const screen = screenOf(out);
+  expect(screen.filter((line) => /\[y\/N\] (?!y$)|you ▸ \S/.test(line)), screen.join('\n')).toEqual([]);
+  expect(screen).toContain('Launched.');
+  expect(screen.some((line) => line.startsWith('  ⎿ general sub-agent "Steps" (agent-1, completed)')), screen.join('\n')).toBe(true);
   expect(out).toContain('All steps ran.');
   expect(out).not.toContain('MaxListenersExceededWarning');
   expect(code, out).toBe(0);

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ROOT, casesOf, loadScenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
 import { runChapter } from '../src/runner/run-chapter.ts';
-import { WORKER_ENV, inTerminal, noTerminal, runInProcess, runMjs, type Ran } from './cli-helpers.ts';
+import { WORKER_ENV, inTerminal, noTerminal, runInProcess, runMjs, screenOf, type Ran } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 import { watchExercise } from '../src/runner/watch.ts';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -622,6 +622,12 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: what was typed towa
     expect(question, out).toBeGreaterThan(0);
     expect(shown(out).indexOf('\n(withdrawn: the agent that asked was stopped)\n', question), out).toBeGreaterThan(question);
     // No fourth request: the scenario's main agent has three turns, and a "y" would ask for one more.
+    // The main agent's text, printed while the question waited, went above it; the question
+    // was drawn again below it, the "y" typed still there.
+    const screen = screenOf(out);
+    const asked = screen.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N] y');
+    expect(asked, screen.join('\n')).toBeGreaterThan(screen.indexOf('Stopping it.'));
+    expect(screen.indexOf('Stopping it.'), screen.join('\n')).toBeGreaterThan(0);
     // Enter at the prompt: an empty line, and the prompt again, with no call in between.
     expect(shown(out), out).toMatch(/nothing of it ran\.\n+you ▸ \n+you ▸ /);
     expect(shown(out), out).not.toContain('no more answers');

@@ -167,3 +167,48 @@ export async function inTerminal(line: string, o: { cwd: string; env: NodeJS.Pro
   if (stopped) throw new Error(`${o.label}: still running after 30 s, so it was stopped; the terminal showed: ${JSON.stringify(out.slice(-2000))}`);
   return { out, code };
 }
+
+/**
+ * What a terminal would show after `out` (a terminal run's output, as sent), line by line:
+ * text written where the cursor is, carriage returns and line feeds, and the cursor moves and
+ * erasures readline sends (up, down, left, right, to a column; to the end of the line or of
+ * the screen). Colours and other codes are dropped. No width: script(1) gives the run none,
+ * so nothing wraps. Text a run overwrote or erased is gone, as on a screen, which the bytes
+ * alone do not show.
+ */
+export function screenOf(out: string): string[] {
+  const lines: string[] = [''];
+  let row = 0;
+  let col = 0;
+  const put = (ch: string) => {
+    const line = lines[row]!.padEnd(col);
+    lines[row] = line.slice(0, col) + ch + line.slice(col + 1);
+    col++;
+  };
+  for (let i = 0; i < out.length; i++) {
+    const ch = out[i]!;
+    if (ch === '\x1b') {
+      const m = /^\x1b\[([?\d;]*)([A-Za-z])/.exec(out.slice(i));
+      if (!m) continue;
+      i += m[0].length - 1;
+      const n = Number(m[1]!.split(';')[0]) || 0;
+      switch (m[2]) {
+        case 'A': row = Math.max(0, row - (n || 1)); break;
+        case 'B': row += n || 1; while (lines.length <= row) lines.push(''); break;
+        case 'C': col += n || 1; break;
+        case 'D': col = Math.max(0, col - (n || 1)); break;
+        case 'G': col = Math.max(0, (n || 1) - 1); break;
+        case 'K': if (n === 0) lines[row] = lines[row]!.slice(0, col); else if (n === 2) lines[row] = ''; break;
+        case 'J': if (n === 0) { lines[row] = lines[row]!.slice(0, col); lines.length = row + 1; } else if (n >= 2) { lines.length = 0; lines.push(''); row = 0; col = 0; } break;
+        case 'H': row = 0; col = 0; break;
+        default: break;   // colours, cursor visibility: nothing on screen
+      }
+      continue;
+    }
+    if (ch === '\r') { col = 0; continue; }
+    if (ch === '\n') { row++; col = 0; while (lines.length <= row) lines.push(''); continue; }
+    if (ch < ' ' && ch !== '\t') continue;
+    put(ch);
+  }
+  return lines.map((l) => l.trimEnd());
+}

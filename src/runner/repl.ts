@@ -12,7 +12,7 @@
 
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { clearScreenDown, createInterface, cursorTo, moveCursor } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
@@ -56,9 +56,35 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   const onScreen = () => waiting.find((w) => w.question) ?? waiting[0];
   const showNext = () => {
     const w = onScreen();
-    // (On a line of its own when it comes while another is on screen, unanswered.)
-    if (w && w !== shown) { process.stdout.write(`${shown ? '\n' : ''}${w.prompt}`); shown = w; }
+    // (On a line of its own when it comes while another is on screen, unanswered.) readline is
+    // told the prompt too: its cursor position and its own redraws count from it.
+    if (w && w !== shown) { process.stdout.write(`${shown ? '\n' : ''}${w.prompt}`); rl.setPrompt(w.prompt); shown = w; }
   };
+  // What the session prints while a line waits (a question, or the prompt: agents at work side
+  // by side, chapter 12 on) goes above that line, as bin.ts does: held until a line of it ends;
+  // then the waiting line is cleared, the text written, and the waiting line drawn again below
+  // it with what was typed so far, the cursor where it was.
+  let held = '';
+  const writeAbove = (text: string) => {
+    if (!tty || !shown || closed) {
+      process.stdout.write(held + text);
+      held = '';
+      return;
+    }
+    held += text;
+    const end = held.lastIndexOf('\n');
+    if (end < 0) return;
+    moveCursor(process.stdout, 0, -rl.getCursorPos().rows);   // to the waiting line's first row
+    cursorTo(process.stdout, 0);
+    clearScreenDown(process.stdout);
+    process.stdout.write(held.slice(0, end + 1) + shown.prompt + rl.line);
+    held = held.slice(end + 1);
+    moveCursor(process.stdout, rl.cursor - rl.line.length, 0);
+  };
+  // What is still held when the line is answered (Enter) or the input ends comes out then.
+  const flushHeld = () => { process.stdout.write(held); held = ''; };
+  rl.prependListener('line', flushHeld);
+  rl.prependListener('close', flushHeld);
   let closed = false;
   rl.on('line', (line) => {
     const w = onScreen();
@@ -150,7 +176,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
               : `✖ the scripted model has no answer for this prompt${tryLive}`)
             : t;
           // The workspace goes when the REPL ends: no hint to resume a session saved there.
-          process.stdout.write(text.replace(RESUME_HINT, '\n'));
+          writeAbove(text.replace(RESUME_HINT, '\n'));
         },
       },
       platform: SCRIPTED_PLATFORM,

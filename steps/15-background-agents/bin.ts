@@ -12,6 +12,7 @@ import readline from 'node:readline/promises';
 import chalk from 'chalk';
 import { runSession, DEFAULT_MODEL } from './main.ts';
 import type { AgentHost } from './types.ts';
+import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
 
 // A reader that went away (`bin.ts -p "…" | head -1`) is the reader's choice, not an error:
 // the session goes on quietly, and still saves, as steps/run.mjs does.
@@ -98,6 +99,35 @@ rl?.on('close', () => {
   for (const w of waiting.splice(0)) w.resolve(undefined);
 });
 
+// From chapter 12 on, agents work side by side: one prints while another's question (or the
+// prompt) waits on screen, and its text ran on after "[y/N] ", the question left above it. So
+// what is printed while a line waits goes above that line: held until a line of it ends; then
+// the waiting line is cleared, the text written, and the waiting line drawn again below it,
+// with what was typed so far. The same prompt and typed text, the cursor where it was: the
+// screen is as readline last drew it, and its own redraws still fit.
+let held = '';
+function writeAbove(text: string): void {
+  if (!rl || !shown || closed) {
+    process.stdout.write(held + text);
+    held = '';
+    return;
+  }
+  held += text;
+  const end = held.lastIndexOf('\n');
+  if (end < 0) return;
+  moveCursor(process.stdout, 0, -rl.getCursorPos().rows);   // to the waiting line's first row
+  cursorTo(process.stdout, 0);
+  clearScreenDown(process.stdout);
+  process.stdout.write(held.slice(0, end + 1) + shown.prompt + rl.line);
+  held = held.slice(end + 1);
+  moveCursor(process.stdout, rl.cursor - rl.line.length, 0);
+}
+// What is still held when the line is answered (Enter) or the input ends comes out then,
+// before anything is shown next.
+const flushHeld = () => { process.stdout.write(held); held = ''; };
+rl?.prependListener('line', flushHeld);
+rl?.prependListener('close', flushHeld);
+
 // While readline holds the terminal, Ctrl-C reaches it as a key, not as a signal, and ends
 // the input as Ctrl-D does. At the prompt, that ends the session. While the agent works, it
 // means: answer this prompt, then stop. That is said at once, or the key would seem ignored;
@@ -164,7 +194,7 @@ const host: AgentHost = {
   argv,
   // The answer and the conversation on stdout; a line about something wrong on stderr, so that
   // `bin.ts -p "…" > answer.txt` keeps the answer alone, and a failure still shows.
-  terminal: { write: (text) => { process.stdout.write(text); }, problem: (line) => { process.stderr.write(line); } },
+  terminal: { write: writeAbove, problem: (line) => { process.stderr.write(line); } },
   platform: process.platform,
   // Without a terminal (a pipe, a script) there is nobody to ask: `ask` stays absent and
   // calls that need a yes are refused; choose a --permission-mode for such runs.
@@ -185,7 +215,7 @@ const host: AgentHost = {
 
 /** Lines typed at the prompt, one at a time, until /exit or Ctrl-D. */
 async function* typed(): AsyncGenerator<string> {
-  process.stdout.write(chalk.dim(`agent in ${host.cwd} · /clear for a new conversation · /exit to quit\n`));
+  writeAbove(chalk.dim(`agent in ${host.cwd} · /clear for a new conversation · /exit to quit\n`));   // a question may be waiting already
   while (true) {
     const line = await readLine(chalk.bold.green('\nyou ▸ '));
     if (line === undefined || line.trim() === '/exit') return;
