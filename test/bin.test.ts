@@ -564,6 +564,10 @@ it.skipIf(withoutTerminal !== undefined)(`--live at a terminal, chapter 15: a st
     expect(question, plain).toBeGreaterThan(plain.indexOf('Allow run: ls? [y/N]'));
     expect(plain.indexOf('(withdrawn: the agent that asked was stopped)', question), plain).toBeGreaterThan(question);
     expect(plain).toContain('nothing of it ran');
+    // The main agent's text, printed while the question waited, went above it (write-above.ts).
+    const screen = screenOf(out);
+    expect(screen.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]'), screen.join('\n')).toBeGreaterThan(screen.indexOf('Stopping it.'));
+    expect(screen.indexOf('Stopping it.'), screen.join('\n')).toBeGreaterThan(0);
     expect(code, plain).toBe(0);
     expect(mock.events.filter((e) => e.type === 'request' && e.track === 'tidier')).toHaveLength(1);
   } finally {

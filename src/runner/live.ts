@@ -17,6 +17,7 @@ import { snapshotDir } from './scenarios.ts';
 import { permissionAnswer, questionLine, WITHDRAWN } from './transcript.ts';
 import { layOutScenario, loadChapterModule, oneLine } from './run-chapter.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn } from './cleanup.ts';
+import { writerAbove } from './write-above.ts';
 import { originOf, watchNetwork } from './wire.ts';
 
 /** One request as the wire saw it: the URL, and how it ended when it did not end well. */
@@ -193,6 +194,9 @@ export async function runLive(o: LiveOptions): Promise<number> {
     let inputEnded = false;
     const ended = rl && new Promise<undefined>((resolve) => rl.once('close', () => { inputEnded = true; resolve(undefined); }));
     let questions: Promise<unknown> = Promise.resolve();   // the one asked last: the next waits for it
+    // The question on screen, if any: what the session prints meanwhile goes above it (write-above.ts).
+    let asking: string | undefined;
+    const write = rl ? writerAbove(rl, () => (inputEnded ? undefined : asking)) : (text: string) => { process.stdout.write(text); };
     console.log(`Live: chapter ${o.chapter.n} in ${cwd}, model ${model}${baseURL ? `, API at ${baseURL}` : ''}`);
     try {
       // From chapter 4, false: a prompt failed, which the agent said in a ✖ line and went on.
@@ -201,7 +205,7 @@ export async function runLive(o: LiveOptions): Promise<number> {
         env: { ...process.env, ...o.scenario.env }, argv: o.scenario.argv ?? [],
         // The workspace goes when the run ends (unless --keep): the agent's hint to resume
         // a session saved there would point at a folder that no longer exists.
-        terminal: { write: (t) => { process.stdout.write(o.keep ? t : t.replace(RESUME_HINT, '\n')); } },
+        terminal: { write: (t) => { write(o.keep ? t : t.replace(RESUME_HINT, '\n')); } },
         platform: process.platform,
         // A question the input ends on (Ctrl-D) is refused as one nobody can answer.
         // (readline shows no prompt once the input ended: the question is written here then.)
@@ -216,7 +220,10 @@ export async function runLive(o: LiveOptions): Promise<number> {
               const prompt = questionLine(q);
               if (inputEnded) process.stdout.write(prompt);
               let withdrawn = false;
-              const line = await Promise.race([rl.question(prompt, q.signal ? { signal: q.signal } : {}), ended]).catch(() => { withdrawn = q.signal?.aborted === true; return undefined; });
+              asking = prompt;
+              const line = await Promise.race([rl.question(prompt, q.signal ? { signal: q.signal } : {}), ended])
+                .catch(() => { withdrawn = q.signal?.aborted === true; return undefined; })
+                .finally(() => { asking = undefined; });
               if (withdrawn) {
                 process.stdout.write(`\n${WITHDRAWN}\n`);
                 q.signal!.throwIfAborted();

@@ -12,7 +12,7 @@
 
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { clearScreenDown, createInterface, cursorTo, moveCursor } from 'node:readline';
+import { createInterface } from 'node:readline';
 import type { Chapter } from '../chapters.ts';
 import { startMock, type Scenario } from '../mock/index.ts';
 import { snapshotDir } from './scenarios.ts';
@@ -20,6 +20,7 @@ import { permissionAnswer, questionLine, startedWith, WITHDRAWN } from './transc
 import { layOutScenario, loadChapterModule, SCRIPTED_PLATFORM } from './run-chapter.ts';
 import { FIRST_GATED_CHAPTER, liveRefusal } from './live.ts';
 import { makeTempDir, release, removeWorktreesOf, stopProcessesIn, onExit } from './cleanup.ts';
+import { writerAbove } from './write-above.ts';
 
 export interface ReplOptions {
   chapter: Chapter;
@@ -60,32 +61,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     // told the prompt too: its cursor position and its own redraws count from it.
     if (w && w !== shown) { process.stdout.write(`${shown ? '\n' : ''}${w.prompt}`); rl.setPrompt(w.prompt); shown = w; }
   };
-  // What the session prints while a line waits (a question, or the prompt: agents at work side
-  // by side, chapter 12 on) goes above that line, as bin.ts does: held until a line of it ends;
-  // then the waiting line is cleared, the text written, and the waiting line drawn again below
-  // it with what was typed so far, the cursor where it was.
-  let held = '';
-  const writeAbove = (text: string) => {
-    if (!tty || !shown || closed) {
-      process.stdout.write(held + text);
-      held = '';
-      return;
-    }
-    held += text;
-    const end = held.lastIndexOf('\n');
-    if (end < 0) return;
-    moveCursor(process.stdout, 0, -rl.getCursorPos().rows);   // to the waiting line's first row
-    cursorTo(process.stdout, 0);
-    clearScreenDown(process.stdout);
-    process.stdout.write(held.slice(0, end + 1) + shown.prompt + rl.line);
-    held = held.slice(end + 1);
-    moveCursor(process.stdout, rl.cursor - rl.line.length, 0);
-  };
-  // What is still held when the line is answered (Enter) or the input ends comes out then.
-  const flushHeld = () => { process.stdout.write(held); held = ''; };
-  rl.prependListener('line', flushHeld);
-  rl.prependListener('close', flushHeld);
   let closed = false;
+  // What the session prints while a line waits goes above it (write-above.ts).
+  const writeAbove = writerAbove(rl, () => (tty && !closed ? shown?.prompt : undefined));
   rl.on('line', (line) => {
     const w = onScreen();
     if (!w) { queue.push(line); return; }
