@@ -1,8 +1,9 @@
 // saveSession (cli.ts, chapter 4 on; the last chapter's copy), on its own: the temp file it
 // writes before the rename sits in the workspace, where the model's shell can leave anything
 // at its name. A scenario cannot lay that out before the save, so it is laid out here. And
-// loadSession given what is no file (a scenario may only resume files of its own): a named
-// pipe, which a plain read would wait on for ever, and a device, which never ends.
+// loadSession given what is no file: a named pipe, which a plain read would wait on for ever,
+// and a device, which never ends (a scenario may only resume files of its own: its pipes are
+// answered, below, and it can lay out no device).
 
 import { afterEach, expect, it } from 'vitest';
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSession as loadSession4 } from '../steps/04-cli-sessions/cli.ts';
 import { loadSession as loadSession16, saveSession, type SavedSession } from '../steps/16-worktree-isolation/cli.ts';
+import { makePipe } from '../src/runner/pipes.ts';
+import { readFile } from 'node:fs/promises';
 
 const made: string[] = [];
 afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }); });
@@ -77,3 +80,19 @@ for (const [chapter, loadSession] of [[4, loadSession4], [16, loadSession16]] as
     expect(await within5s(loadSession('/dev/zero', work))).toBe(`cannot resume: no session file ${path.relative(work, '/dev/zero')} (a device)`);
   });
 }
+
+// A scenario's pipe ("pipes", chapter 4's resume-pipe): the run answers a read that waits on
+// it with an empty file, so that a half-done loadSession (a plain readFile) fails its check in
+// a moment rather than at the run's time limit. One that does not wait never sees it.
+it.runIf(process.platform !== 'win32')("a scenario's named pipe: a plain read that waits on it gets an empty file at once", async () => {
+  const { work } = folders();
+  const pipe = path.join(work, 'session.json');
+  makePipe(pipe);
+  expect(lstatSync(pipe).isFIFO()).toBe(true);
+  const read = await Promise.race([readFile(pipe, 'utf8'), new Promise<string>((resolve) => { setTimeout(resolve, 5000, 'still reading after 5 s'); })]);
+  // Let go of a reader the answer never reached, so that it cannot hold the test worker.
+  try { closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
+  expect(read).toBe('');
+  // readPlainFile, which does not wait, still finds a pipe.
+  expect(await loadSession4(pipe, work).catch((err: Error) => err.message)).toBe('cannot resume: no session file session.json (a named pipe)');
+});

@@ -32,7 +32,7 @@ type Json = Record<string, unknown>;
 const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence'];
 /** Allowed fields, exported so a test can hold the editor schema to the same lists. */
 export const ROOT_FIELDS = [
-  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'links', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
+  '$schema', 'title', 'description', 'model', 'files', 'home_files', 'links', 'pipes', 'env', 'argv', 'git', 'cwd', 'prompts', 'answers', 'unattended', 'tracks', 'expect',
 ];
 export const TURN_FIELDS = ['text', 'tool_calls', 'stop_reason', 'usage', 'latency_ms', 'idle_ms', 'cache_ttl', 'error', 'allow_unoffered'];
 const ERROR_STATUSES = [400, 401, 404, 429, 500, 529];
@@ -431,6 +431,24 @@ export function parseScenario(text: string, file: string): Scenario {
       }
     }
     onDisk([...Object.keys(isObj(root.files) ? root.files : {}), ...Object.keys(links)], at);
+  }
+  if ('pipes' in root) {
+    // Named pipes (mkfifo) where a program may look for a file: opened as a file is, one waits
+    // for a writer for ever (chapter 4's session file). Beside the files and links, by the same rules.
+    if (!Array.isArray(root.pipes) || root.pipes.length === 0) fail('$.pipes', `expected a list of workspace paths, one for each named pipe to make, got ${shown(root.pipes)}`);
+    const pipes = root.pipes as unknown[];
+    pipes.forEach((p, i) => {
+      const at = `$.pipes[${i}]`;
+      const name = nonEmpty(p, at, 'a workspace path for a named pipe');
+      relPath(name, at);
+      if (name.includes('\\')) fail(at, "has a backslash: write a pipe's path with /");
+      if (name.split('/').some((part) => fold(part) === '.git')) fail(at, 'names a .git: git keeps no pipe there');
+    });
+    // git cannot commit a pipe: "git": true would fail before the run began.
+    if ('git' in root && root.git !== false) fail('$.pipes', 'and "git" do not go together: git cannot commit a named pipe');
+    const links = isObj(root.links) ? root.links : {};
+    const at = (k: string) => (pipes.includes(k) ? `$.pipes[${pipes.indexOf(k)}]` : k in links ? `$.links[${JSON.stringify(k)}]` : `$.files[${JSON.stringify(k)}]`);
+    onDisk([...Object.keys(isObj(root.files) ? root.files : {}), ...Object.keys(links), ...(pipes as string[])], at);
   }
   if ('env' in root) {
     stringMap(root.env, '$.env', 'environment variables: name → value', false);

@@ -21,6 +21,9 @@ export interface Scenario {
    *  as `ln -s` takes it, relative to the link's folder (the home folder lies beside the
    *  workspace: `../home/…` from its top). With "git": true they are in the first commit. */
   links?: Record<string, string>;
+  /** Named pipes to make in the workspace (mkfifo), by relative path: where a program may look
+   *  for a file, a plain read of one would wait for a writer for ever. Not with "git". */
+  pipes?: string[];
   /** Environment variables the agent sees (e.g. CLAUDE_CODE_FORK_SUBAGENT). */
   env?: Record<string, string>;
   /** Command-line flags given to the agent (chapter 4 on). */

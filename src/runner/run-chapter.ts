@@ -10,6 +10,7 @@ import { makeTempDir, release, removeAgainAtExit, removeFolder, removeWorktreesO
 import { checkExpectations, type ExpectationResult } from './expectations.ts';
 import { detachHead, makeRepository } from './git-repo.ts';
 import { loadFolder, placeInLoadedCode } from './load-folder.ts';
+import { makePipe } from './pipes.ts';
 import { guardRun } from './run-guard.ts';
 import { answerInProcess } from './wire.ts';
 import type { AskedQuestion } from './transcript.ts';
@@ -112,6 +113,10 @@ export async function layOutScenario(temp: string, scenario: Scenario): Promise<
   for (const [rel, target] of Object.entries(scenario.links ?? {})) {
     mkdirSync(path.dirname(path.join(work, rel)), { recursive: true });
     symlinkSync(target, path.join(work, rel));
+  }
+  for (const rel of scenario.pipes ?? []) {
+    mkdirSync(path.dirname(path.join(work, rel)), { recursive: true });
+    makePipe(path.join(work, rel));
   }
   if (scenario.git) await makeRepository(work);
   if (scenario.git === 'detached') await detachHead(work);
