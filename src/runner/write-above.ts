@@ -1,7 +1,7 @@
 // Text printed while readline holds a line waiting for the user (a permission question, the
 // REPL's prompt) goes above that line, for --repl and --live: from chapter 12 on agents work
-// side by side, and one prints while another's question waits. Without this its text ran on
-// after "[y/N] ", and the question was left above it, out of sight. The chapters' own bin.ts
+// side by side, and one prints while another's question waits. Without this its text would run
+// on after "[y/N] ", leaving the question above it, out of sight. The chapters' own bin.ts
 // does the same from chapter 12 (src/agent/bin.ts, bin-write-above); the runner cannot load
 // that file, which is a program of its own, not a module.
 //

@@ -100,8 +100,8 @@ rl?.on('close', () => {
 });
 
 // From chapter 12 on, agents work side by side: one prints while another's question (or the
-// prompt) waits on screen, and its text ran on after "[y/N] ", the question left above it. So
-// what is printed while a line waits goes above that line: held until a line of it ends; then
+// prompt) waits on screen, and its text would run on after "[y/N] ", leaving the question above
+// it, out of sight. So what is printed while a line waits goes above that line: held until a line of it ends; then
 // the waiting line is cleared, the text written, and the waiting line drawn again below it,
 // with what was typed so far. The same prompt and typed text, the cursor where it was: the
 // screen is as readline last drew it, and its own redraws still fit.
