@@ -16,6 +16,7 @@ import { runXray } from '../src/xray/cli.ts';
 import type { RequestEvent } from '../src/mock/types.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
+import { runOnce } from './chapter-runs.ts';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'xray-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -74,7 +75,7 @@ function running(pid: number): boolean {
 const io = (env: NodeJS.ProcessEnv) => {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env } };
+  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env, run: runOnce } };
 };
 
 const userEnv = {
@@ -195,7 +196,7 @@ describe.concurrent('a request the mock refuses', () => {
       "request #1 (/v1/messages?beta=true) was refused: 400 invalid_request_error: messages.1.role: Input should be 'user' or 'assistant'",
     ]);
     const out: string[] = [];
-    const code = await runXray(['delegate', '--claude', bin], { out: (l) => out.push(l), err: (l) => out.push(l), env: process.env });
+    const code = await runXray(['delegate', '--claude', bin], { out: (l) => out.push(l), err: (l) => out.push(l), env: process.env, run: runOnce });
     expect(code).toBe(1);
     expect(out.join('\n')).toContain('✖ request #1 (/v1/messages?beta=true) was refused');
   });

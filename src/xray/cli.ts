@@ -12,7 +12,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import path from 'node:path';
 import { CASE_SCENARIOS, XRAY_CASES, claudeVersion, driveCase, findClaude, installHint, pinnedVersion, type DriveResult } from './drive.ts';
 import { betasSeen, renderXrayTranscript, unmodelledSummary } from './transcript.ts';
-import { SERIES_RUNS, checkFacts, extractFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type FactRow } from './facts.ts';
+import { SERIES_RUNS, checkFacts, extractFacts, factRows, factsFilePath, readFactsFile, renderFactTable, type CaseRunner, type FactRow } from './facts.ts';
 import { writeFactsFile, type FactsChange } from './facts-file.ts';
 import { ROOT } from '../runner/scenarios.ts';
 import type { XrayCase } from './trace.ts';
@@ -63,6 +63,8 @@ export interface XrayIo {
   width?: number;
   /** The project whose xray/ folder --write-facts writes into (default the project's own; tests pass a copy). */
   root?: string;
+  /** How the chapters' own runs are made for the table (default runChapter; tests pass a cache of runs already made). */
+  run?: CaseRunner;
 }
 
 const defaultIo = (): XrayIo => ({
@@ -135,7 +137,7 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   // the same moves, through the same analysis. A run with a problem measured nothing to
   // trust (a client that never asked, a request refused): its facts read "not measured".
   const chapters = [...new Set(SERIES_RUNS.filter((s) => s.cases.some((c) => cases.includes(c))).map((s) => s.chapter))];
-  const rows: FactRow[] = await factRows(results.filter((r) => r.problems.length === 0).map((r) => r.trace), { chapters });
+  const rows: FactRow[] = await factRows(results.filter((r) => r.problems.length === 0).map((r) => r.trace), { chapters, ...(io.run && { run: io.run }) });
   const factProblems = args.check ? factsDisagreeing(rows, cases) : [];
 
   if (args.json) {
