@@ -479,17 +479,20 @@ it.skipIf(withoutTerminal !== undefined)(`two sub-agents asking at once at a ter
     a: { match: { first_user: 'Task A' }, turns: [{ tool_calls: [shell('echo ran-A')] }, { text: 'A done.' }] },
     b: { match: { first_user: 'Task B' }, turns: [{ tool_calls: [shell('echo ran-B')] }, { text: 'B done.' }] },
   } }), 'bin.json');
+  // Questions are counted on the screen, not in the bytes: a line written while a question
+  // waits goes above it, and the question is drawn again below (chapter 12's write-above).
+  const questionsOn = (screen: string[]) => screen.flatMap((l) => /Allow run: echo ran-([AB])\? \[y\/N\]/.exec(l)?.[1] ?? []);
   let answered = 0;
   const { out, code, requests } = await binInTerminal('13-parallel-limits', scenario, 'Run both.', 'bin.ts, two questions', (shown, keys) => {
-    const asked = shown.split('[y/N]').length - 1;
+    const asked = questionsOn(screenOf(shown)).length;
     if (asked > answered && answered < 2) { answered++; keys.type(answered === 1 ? 'y\r' : 'n\r'); }
     if (shown.includes('Both reported.')) keys.end('\u0004');
   });
-  const questions = [...out.matchAll(/Allow run: echo (ran-[AB])\? \[y\/N\]/g)].map((m) => m[1]);
-  expect(questions.sort(), JSON.stringify(out)).toEqual(['ran-A', 'ran-B']);
+  const questions = questionsOn(screenOf(out));
+  expect([...questions].sort(), JSON.stringify(out)).toEqual(['A', 'B']);
   // The first question shown got the yes, the second the no: each as typed while it was on screen.
   const results = Object.fromEntries(['a', 'b'].map((track) => [track, JSON.stringify(requests(track).at(-1)!.body.messages.at(-1))]));
-  const [first, second] = [...out.matchAll(/Allow run: echo ran-([AB])\?/g)].map((m) => m[1]!.toLowerCase());
+  const [first, second] = questions.map((x) => x.toLowerCase());
   expect(results[first!]).toContain(`ran-${first!.toUpperCase()}`);
   expect(results[first!]).not.toContain('"is_error":true');
   expect(results[second!]).toContain('the user denied');

@@ -126,18 +126,36 @@ writeFileSync(outsideWorktree, JSON.stringify({
   ] } },
 }));
 
+/**
+ * A chapter's demo with its scripted waits made five times as long. A signal sent a set time
+ * after a run starts must find it still running, and the test's timer may fire late on a busy
+ * machine (the other tests of this file run beside it): by up to a second, seen with two
+ * suites at once, which outlasted chapter 13's whole demo. A run that ended first exits 0,
+ * and proves nothing. Only the waits change, and the code paths are the demo's own.
+ */
+function slowedDemo(n: number): string {
+  const slower = (v: unknown): unknown => (Array.isArray(v) ? v.map(slower)
+    : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'latency_ms' && typeof x === 'number' ? x * 5 : slower(x)]))
+    : v);
+  const file = path.join(scratch, `demo-${n}-slowed.json`);
+  writeFileSync(file, JSON.stringify(slower(JSON.parse(readFileSync(scenarioFile(findChapter(n)!, 'demo'), 'utf8')))));
+  return file;
+}
+
 describe.concurrent('interrupted runs leave nothing behind', () => {
-  // Varying points of a run: as its workspace appears, then later and later. Chapter 13
-  // waits on purpose (0.5 s per sub-agent answer); chapter 2 sits in a shell command.
+  // Varying points of a run: as its workspace appears, then later and later. Chapters 12, 13
+  // and 16 wait on purpose (chapter 13: 0.5 s per sub-agent answer), here five times as long
+  // (slowedDemo); chapter 2 sits in a shell command.
+  const [demo12, demo13, demo16] = [12, 13, 16].map(slowedDemo);
   const cases: [string, string[], NodeJS.Signals, number][] = [
-    ['chapter 13 demo, SIGINT at once', ['13'], 'SIGINT', 0],
-    ['chapter 13 demo, SIGTERM at 150 ms', ['13'], 'SIGTERM', 150],
-    ['chapter 13 demo, SIGINT at 400 ms', ['13'], 'SIGINT', 400],
-    ['chapter 13 demo, SIGTERM at 700 ms', ['13'], 'SIGTERM', 700],
-    ['chapter 12 demo, SIGINT at 100 ms', ['12'], 'SIGINT', 100],
+    ['chapter 13 demo (waits ×5), SIGINT at once', ['13', '--scenario', demo13!], 'SIGINT', 0],
+    ['chapter 13 demo (waits ×5), SIGTERM at 150 ms', ['13', '--scenario', demo13!], 'SIGTERM', 150],
+    ['chapter 13 demo (waits ×5), SIGINT at 400 ms', ['13', '--scenario', demo13!], 'SIGINT', 400],
+    ['chapter 13 demo (waits ×5), SIGTERM at 700 ms', ['13', '--scenario', demo13!], 'SIGTERM', 700],
+    ['chapter 12 demo (waits ×5), SIGINT at 100 ms', ['12', '--scenario', demo12!], 'SIGINT', 100],
     ['a shell command running in the background and one in the foreground, SIGTERM at 500 ms', ['2', '--scenario', lingering], 'SIGTERM', 500],
     ['--check of chapter 13 (compiled on the spot), SIGINT at 300 ms', ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
-    ['chapter 16 demo (two writers in git worktrees), SIGINT at 300 ms', ['16'], 'SIGINT', 300],
+    ['chapter 16 demo (two writers in git worktrees; waits ×5), SIGINT at 300 ms', ['16', '--scenario', demo16!], 'SIGINT', 300],
   ];
   for (const [name, args, signal, after] of cases) {
     it(name, async () => {
