@@ -560,8 +560,10 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a background agent\
         { text: 'The helper is at work.' },
         { text: 'The helper reported.' },
       ] },
-      // The question comes a moment after the prompt is on screen (the REPL keeps the script's latency).
-      helper: { match: { first_user: 'TIDY' }, turns: [{ latency_ms: 600, tool_calls: [{ name: 'run_shell', input: { command: 'echo tidied' } }] }, { text: 'Tidied: {{tool_result}}' }] },
+      // The question comes a moment after the prompt is on screen (the REPL keeps the script's
+      // latency): 2 s, so that the prompt is back first even on a busy machine (with 600 ms, and
+      // three test runs at once, the question once came before it).
+      helper: { match: { first_user: 'TIDY' }, turns: [{ latency_ms: 2000, tool_calls: [{ name: 'run_shell', input: { command: 'echo tidied' } }] }, { text: 'Tidied: {{tool_result}}' }] },
     } }));
     const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--repl', '--scenario', file].map((w) => `'${w}'`).join(' ');
     let step = 0;
