@@ -129,17 +129,27 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
   }, sources);
 }
 
-/** The shortcut's folder, run on its case: caught when the expectation it names is the first to fail (or the scenario problem it names is reported). */
+/**
+ * The shortcut's folder, checked as `--check` checks a learner's: the chapter's cases in
+ * turn, each on a fresh load of the code, until one fails. Caught when that first failing
+ * case is the one the shortcut names, on the expectation it names (the first of the case to
+ * fail) or with the scenario problem it names: what the learner is shown, with its hint.
+ */
 export async function runShortcut(root: string, s: Shortcut, sources: readonly AgentSource[]): Promise<MutationOutcome> {
   const chapter = findChapter(s.chapter);
   if (!chapter) throw new Error(`shortcut ${shortcutId(s)}: unknown chapter ${s.chapter}`);
+  const outcome = (killed: boolean, detail: string): MutationOutcome => ({ id: shortcutId(s), kind: 'shortcut', breaks: `TODO(${s.todo}): ${s.shortcut}`, killed, detail });
   return withScratch(root, path.join('shortcuts', shortcutId(s)), shortcutFiles(sources, s), async (dir) => {
-    const result = await runChapter({ codeDir: dir, scenario: await loadScenarioFile(scenarioFile(chapter, s.case, root)), latencyScale: 0 });
-    const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
-    // The first failing expectation is the one --check shows the learner.
-    const caught = failed[0] === s.fails || result.failures.some((f) => f.includes(s.fails));
-    const why = result.ok ? 'passes' : `fails on: ${[...failed, ...result.failures].join('; ') || result.crash}`;
-    return { id: shortcutId(s), kind: 'shortcut', breaks: `TODO(${s.todo}): ${s.shortcut}`, killed: caught, detail: caught ? `${s.case}: ${s.fails}` : `the ${s.case} case ${why}, not on "${s.fails}"` };
+    for (const name of casesOf(chapter, root)) {
+      const result = await runChapter({ codeDir: dir, scenario: await loadScenarioFile(scenarioFile(chapter, name, root)), latencyScale: 0, freshModule: true });
+      if (result.ok) continue;
+      const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
+      const why = [...failed, ...result.failures].join('; ') || result.crash;
+      if (name !== s.case) return outcome(false, `--check shows ${name} failing first (on: ${why}), before ${s.case}`);
+      const caught = failed[0] === s.fails || result.failures.some((f) => f.includes(s.fails));
+      return outcome(caught, caught ? `${s.case}: ${s.fails}` : `the ${s.case} case fails on: ${why}, not on "${s.fails}"`);
+    }
+    return outcome(false, `every case of chapter ${chapter.n} passes`);
   });
 }
 
