@@ -132,8 +132,9 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
 /**
  * The shortcut's folder, checked as `--check` checks a learner's: the chapter's cases in
  * turn, each on a fresh load of the code, until one fails. Caught when that first failing
- * case is the one the shortcut names, on the expectation it names (the first of the case to
- * fail) or with the scenario problem it names: what the learner is shown, with its hint.
+ * case is the one the shortcut names (or its `or`), on the expectation it names there (the
+ * first of the case to fail) or with the scenario problem it names: what the learner is
+ * shown, with its hint.
  */
 export async function runShortcut(root: string, s: Shortcut, sources: readonly AgentSource[]): Promise<MutationOutcome> {
   const chapter = findChapter(s.chapter);
@@ -145,9 +146,10 @@ export async function runShortcut(root: string, s: Shortcut, sources: readonly A
       if (result.ok) continue;
       const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
       const why = [...failed, ...result.failures].join('; ') || result.crash;
-      if (name !== s.case) return outcome(false, `--check shows ${name} failing first (on: ${why}), before ${s.case}`);
-      const caught = failed[0] === s.fails || result.failures.some((f) => f.includes(s.fails));
-      return outcome(caught, caught ? `${s.case}: ${s.fails}` : `the ${s.case} case fails on: ${why}, not on "${s.fails}"`);
+      const named = [{ case: s.case, fails: s.fails }, ...(s.or ? [s.or] : [])].find((n) => n.case === name);
+      if (!named) return outcome(false, `--check shows ${name} failing first (on: ${why}), before ${s.case}`);
+      const caught = failed[0] === named.fails || result.failures.some((f) => f.includes(named.fails));
+      return outcome(caught, caught ? `${name}: ${named.fails}` : `the ${name} case fails on: ${why}, not on "${named.fails}"`);
     }
     return outcome(false, `every case of chapter ${chapter.n} passes`);
   });
