@@ -324,7 +324,10 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   it.runIf(linux && existsSync('/usr/bin/setsid'))('a loop that never yields, after a shell command that left the process group and put a worktree outside the temp folder: the watchdog stops that command and removes the worktree too', async () => {
     const dir = makeProjectScratch(ROOT, 'loop-setsid-');
     const scenario = path.join(scratch, 'setsid-then-loop.json');
-    const tag = `sleep ${170 + (process.pid % 20)}`;
+    // A command line no other process on the machine has (its fraction of a second made of
+    // this worker's pid and the moment): the test looks for, and in the end kills, its own
+    // only. A whole number of seconds once matched another user's `sleep 180`, and killed it.
+    const tag = `sleep 170.${process.pid}${Date.now() % 100_000}`;
     const elsewhere = mkdtempSync(path.join(TMP, 'cleanup-watchdog-away-'));
     const made = path.join(scratch, 'watchdog-worktree-made');   // written once the worktree is there
     writeFileSync(scenario, JSON.stringify({
