@@ -28,6 +28,7 @@ import { SHORTCUTS, shortcutFiles, shortcutId, type Shortcut } from './shortcuts
 import { casesOf, scenarioFile, loadScenarioFile } from '../runner/scenarios.ts';
 import { runChapter } from '../runner/run-chapter.ts';
 import { absorbingStrays } from '../runner/run-guard.ts';
+import { gradeExercise } from '../runner/exercise-cli.ts';
 import { checkScratchRoot, onExit, track } from '../runner/cleanup.ts';
 
 export interface MutationOutcome {
@@ -130,8 +131,8 @@ export async function runMutation(root: string, m: Mutation, sources?: AgentSour
 }
 
 /**
- * The shortcut's folder, checked as `--check` checks a learner's: the chapter's cases in
- * turn, each on a fresh load of the code, until one fails. Caught when that first failing
+ * The shortcut's folder, graded as `--check` grades a learner's (gradeExercise): the
+ * chapter's cases in turn, each on a fresh load of the code, until one fails. Caught when that first failing
  * case is the one the shortcut names (or its `or`), on the expectation it names there (the
  * first of the case to fail) or with the scenario problem it names: what the learner is
  * shown, with its hint.
@@ -141,17 +142,15 @@ export async function runShortcut(root: string, s: Shortcut, sources: readonly A
   if (!chapter) throw new Error(`shortcut ${shortcutId(s)}: unknown chapter ${s.chapter}`);
   const outcome = (killed: boolean, detail: string): MutationOutcome => ({ id: shortcutId(s), kind: 'shortcut', breaks: `TODO(${s.todo}): ${s.shortcut}`, killed, detail });
   return withScratch(root, path.join('shortcuts', shortcutId(s)), shortcutFiles(sources, s), async (dir) => {
-    for (const name of casesOf(chapter, root)) {
-      const result = await runChapter({ codeDir: dir, scenario: await loadScenarioFile(scenarioFile(chapter, name, root)), latencyScale: 0, freshModule: true });
-      if (result.ok) continue;
-      const failed = result.expectations.filter((e) => !e.ok).map((e) => e.name);
-      const why = [...failed, ...result.failures].join('; ') || result.crash;
-      const named = [{ case: s.case, fails: s.fails }, ...(s.or ? [s.or] : [])].find((n) => n.case === name);
-      if (!named) return outcome(false, `--check shows ${name} failing first (on: ${why}), before ${s.case}`);
-      const caught = failed[0] === named.fails || result.failures.some((f) => f.includes(named.fails));
-      return outcome(caught, caught ? `${name}: ${named.fails}` : `the ${name} case fails on: ${why}, not on "${named.fails}"`);
-    }
-    return outcome(false, `every case of chapter ${chapter.n} passes`);
+    // --check's own grading loop: it stops at the first case that fails.
+    const first = (await gradeExercise(chapter, dir, casesOf(chapter, root).map((name) => scenarioFile(chapter, name, root)), false)).find((v) => !v.ok);
+    if (!first) return outcome(false, `every case of chapter ${chapter.n} passes`);
+    const failed = first.expectations.filter((e) => !e.ok).map((e) => e.name);
+    const why = [...failed, ...first.failures].join('; ') || first.crash;
+    const named = [{ case: s.case, fails: s.fails }, ...(s.or ? [s.or] : [])].find((n) => n.case === first.case);
+    if (!named) return outcome(false, `--check shows ${first.case} failing first (on: ${why}), before ${s.case}`);
+    const caught = failed[0] === named.fails || first.failures.some((f) => f.includes(named.fails));
+    return outcome(caught, caught ? `${first.case}: ${named.fails}` : `the ${first.case} case fails on: ${why}, not on "${named.fails}"`);
   });
 }
 

@@ -137,7 +137,7 @@ async function xray(argv: string[], io: XrayIo): Promise<number> {
   // the same moves, through the same analysis. A run with a problem measured nothing to
   // trust (a client that never asked, a request refused): its facts read "not measured".
   const chapters = [...new Set(SERIES_RUNS.filter((s) => s.cases.some((c) => cases.includes(c))).map((s) => s.chapter))];
-  const rows: FactRow[] = await factRows(results.filter((r) => r.problems.length === 0).map((r) => r.trace), { chapters, ...(io.run && { run: io.run }) });
+  const rows: FactRow[] = await factRows(results.filter((r) => r.problems.length === 0).map((r) => r.trace), { chapters, run: io.run });
   const factProblems = args.check ? factsDisagreeing(rows, cases) : [];
 
   if (args.json) {
