@@ -53,19 +53,22 @@ describe('a mutation caught by another case than the one it names', () => {
 
 describe("a mutant's scratch folder", () => {
   // In a made-up project: the real one's .tmp is shared with the other test files' mutants.
-  it('is .tmp/mutants/ID-PID while in use; afterwards it is gone, and so are the folders that held only it', async () => {
+  it('is .tmp/mutants/ID-PID-N while in use, N new each time; afterwards it is gone, and so are the folders that held only it', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'mutant-scratch-'));
     try {
       const m = MUTATIONS[0]!;
       const seen = await withMutant(root, m, async (dir) => ({ dir, files: readdirSync(dir) }), sources);
-      expect(seen.dir).toBe(path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`));
+      const [name, count] = [path.basename(seen.dir), Number(seen.dir.split('-').pop())];
+      expect(path.dirname(seen.dir)).toBe(path.join(root, '.tmp', 'mutants'));
+      expect(name).toBe(`${m.id}-${process.pid}-${count}`);
       expect(seen.files).toContain('main.ts');
       expect(readdirSync(root)).toEqual([]);
       // Another process's mutant beside it keeps the holder.
       mkdirSync(path.join(root, '.tmp', 'mutants', 'other-1'), { recursive: true });
-      await withMutant(root, m, async () => undefined, sources);
+      // The same mutant twice at once: two folders, so neither removes the other's files.
+      const twice = await Promise.all([0, 1].map(() => withMutant(root, m, async (dir) => dir, sources)));
+      expect(new Set(twice).size).toBe(2);
       expect(readdirSync(path.join(root, '.tmp', 'mutants'))).toEqual(['other-1']);
-      expect(existsSync(path.join(root, '.tmp', 'mutants', `${m.id}-${process.pid}`))).toBe(false);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -50,7 +50,7 @@ it('a run that ends early (Ctrl-C) removes its temp folder and the scratch folde
     mkdirSync(path.join(temp, 'subagents-run-1', 'work'), { recursive: true });
     made('.tmp-cli-1');
     const ended = spawnSync(process.execPath, ['-e', '0']).pid;   // a self-check that has ended
-    made('.tmp', 'mutants', `now-${ended}`);
+    made('.tmp', 'mutants', `now-${ended}-1`);
     made('.tmp', 'shortcuts', 'worktree-keeps-all');
     sweep();
     expect(existsSync(temp)).toBe(false);
@@ -93,9 +93,9 @@ it("a scratch folder named for a process still running is that process's, and is
   withProject((root, _temp, made) => {
     const before = scratchBefore(root);
     const other = spawnSync(process.execPath, ['-e', 'console.log(process.ppid)']);   // a pid that has ended
-    made('.tmp', 'mutants', `chapter-1-mutant-${process.ppid}`);   // vitest's own process, running
-    made('.tmp', 'mutants', `chapter-1-mutant-${other.pid}`);
-    expect(scratchLeftBehind(root, before)).toEqual([path.join('.tmp', 'mutants', `chapter-1-mutant-${other.pid}`)]);
-    expect(readdirSync(path.join(root, '.tmp', 'mutants'))).toEqual([`chapter-1-mutant-${process.ppid}`]);
+    made('.tmp', 'mutants', `chapter-1-mutant-${process.ppid}-3`);   // vitest's own process, running
+    made('.tmp', 'mutants', `chapter-1-mutant-${other.pid}-3`);
+    expect(scratchLeftBehind(root, before)).toEqual([path.join('.tmp', 'mutants', `chapter-1-mutant-${other.pid}-3`)]);
+    expect(readdirSync(path.join(root, '.tmp', 'mutants'))).toEqual([`chapter-1-mutant-${process.ppid}-3`]);
   });
 });

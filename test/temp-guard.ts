@@ -148,12 +148,12 @@ function running(pid: number): boolean {
 }
 
 /**
- * The process a scratch folder is named for, if any: a .tmp/KIND/NAME-PID (a self-check's
+ * The process a scratch folder is named for, if any: a .tmp/KIND/NAME-PID-N (a self-check's
  * mutant or shortcut), or a .tmp/PREFIXrRUN-xxxxxx (a test run's, makeProjectScratch).
  */
 function scratchOwner(root: string, p: string): number | undefined {
   const inKind = SCRATCH_KINDS.some((kind) => path.dirname(p) === path.join(root, '.tmp', kind));
-  const id = inKind ? /-(\d+)$/.exec(p)?.[1] : /-r(\d+)-[A-Za-z0-9]{6}$/.exec(p)?.[1];
+  const id = inKind ? /-(\d+)-\d+$/.exec(p)?.[1] : /-r(\d+)-[A-Za-z0-9]{6}$/.exec(p)?.[1];
   return id === undefined ? undefined : Number(id);
 }
 

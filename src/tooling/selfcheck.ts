@@ -59,13 +59,15 @@ export function mutantFiles(sources: readonly AgentSource[], m: Mutation): Map<s
 }
 
 /**
- * Write `files` into a scratch folder of the project (.tmp/NAME-PID: the folder name carries
- * the process id, so two processes, a test run and `npm run gen` say, never share one), hand
+ * Write `files` into a scratch folder of the project (.tmp/NAME-PID-N: the folder name carries
+ * the process id, so two processes, a test run and `npm run gen` say, never share one, and a
+ * count, so two jobs of one self-check never do either, even for two entries with one name), hand
  * the folder to `use`, and remove it afterwards, also when the process is interrupted. The
  * folders that held it (.tmp/KIND, .tmp) go too once nothing else is in them.
  */
+let scratchCount = 0;
 async function withScratch<T>(root: string, name: string, files: ReadonlyMap<string, string>, use: (codeDir: string) => Promise<T>): Promise<T> {
-  const dir = path.join(root, '.tmp', `${name}-${process.pid}`);
+  const dir = path.join(root, '.tmp', `${name}-${process.pid}-${++scratchCount}`);
   await rm(dir, { recursive: true, force: true });
   const forget = track(dir);   // removed even if the self-check is interrupted (registered before it exists)
   // Interrupted, the folders that held it go too once empty: a Ctrl-C left an empty
