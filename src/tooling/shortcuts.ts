@@ -892,7 +892,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     case: 'failed', fails: "the session wakes the main agent with it, and again with the continued run's report" },
   { chapter: 15, todo: 'send-message', shortcut: 'a stopped agent refused, as if stopping ended it for good',
     find: "    if (agent.status === 'running') {", replace: "    if (agent.status === 'stopped') throw new Error(`${agent.id} was stopped: start a new agent`);\n    if (agent.status === 'running') {",
-    case: 'later-plan', fails: 'after /plan the helper is read-only too: its write is refused' },
+    case: 'later-plan', fails: "the continued run's report arrives as a notification for the send_message call" },
   { chapter: 15, todo: 'send-message', shortcut: 'an empty message is sent on',
     find: "    if (typeof input.message !== 'string' || input.message.trim() === '') throw new Error('message must be a non-empty string');\n", replace: '',
     case: 'continue', fails: 'an empty message is refused: there is nothing to continue with' },
