@@ -8,7 +8,7 @@
 // gate would let them run, and what lies outside after the refusal is looked at on disk.
 
 import { afterEach, expect, it } from 'vitest';
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,7 +95,7 @@ it.runIf(process.platform !== 'win32')('write_file refused outside leaves nothin
   await expect(write('up/new.txt')).rejects.toThrow(`${path.join(workspace, 'up/new.txt')} led outside the workspace`);
   await expect(write('dangling.txt')).rejects.toThrow(`${path.join(workspace, 'dangling.txt')} led outside the workspace`);
   // Folders mkdir -p would make outside: the first one is refused, and removed again.
-  await expect(write('up/sub/deeper/x.txt')).rejects.toThrow(`${path.join(workspace, 'up/sub')} led outside the workspace`);
+  await expect(write('up/sub/deeper/x.txt')).rejects.toThrow(`${path.join(workspace, 'up')} led outside the workspace`);
   // What was outside already is no file or folder of this call's: refused, and left as it was.
   await expect(write('empty.txt')).rejects.toThrow('led outside the workspace');
   await expect(write('up/old/x.txt')).rejects.toThrow('led outside the workspace');
@@ -107,6 +107,31 @@ it.runIf(process.platform !== 'win32')('write_file refused outside leaves nothin
   await write('a/b/c.txt');
   expect(readFileSync(path.join(workspace, 'target.txt'), 'utf8')).toBe('planted\n');
   expect(readFileSync(path.join(workspace, 'a/b/c.txt'), 'utf8')).toBe('planted\n');
+});
+
+// The folder above is checked before a folder is made in it, and on Linux the folder is made
+// through the one checked (plain-files.ts, makeFolders): never outside, not even for the moment
+// before a check would remove it, which a link swapped back at that moment used to leave
+// there. Looked at as it happens: a watch on the folder outside hears of anything made in it.
+it.runIf(process.platform === 'linux')('write_file makes no folder outside the workspace, not even for a moment', async () => {
+  const { workspace, outside, config } = swapped();
+  const heard: string[] = [];
+  const watcher = watch(outside, (_event, name) => { heard.push(String(name)); });
+  try {
+    await expect(writeFileTool.run({ path: 'up/sub/deeper/x.txt', content: 'planted\n' }, config)).rejects.toThrow(`${path.join(workspace, 'up')} led outside the workspace`);
+    // Events come in order: once this file's is heard, anything made before it was heard too.
+    writeFileSync(path.join(outside, 'last.txt'), '');
+    await expect.poll(() => heard.includes('last.txt')).toBe(true);
+    expect(heard.filter((name) => name !== 'last.txt')).toEqual([]);
+  } finally {
+    watcher.close();
+  }
+  expect(readdirSync(outside)).toEqual(['last.txt']);
+  // Inside, through a link that stays inside, folders are made as before.
+  symlinkSync('real', path.join(workspace, 'alias'));
+  mkdirSync(path.join(workspace, 'real'));
+  await writeFileTool.run({ path: 'alias/a/b.txt', content: 'kept\n' }, config);
+  expect(readFileSync(path.join(workspace, 'real/a/b.txt'), 'utf8')).toBe('kept\n');
 });
 
 it.runIf(process.platform !== 'win32')('list_files and grep_search name no file of a folder that led outside when it was opened', async () => {

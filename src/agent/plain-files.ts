@@ -22,7 +22,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 //<
 //> 6 plain-files-imports-within
 import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+import { existsSync, type Dirent } from 'node:fs';
 //<
 //> 3 plain-files-import-path
 import path from 'node:path';
@@ -148,25 +148,39 @@ async function openToWrite(file: string): Promise<{ handle: FileHandle; made: bo
 /**
  * Make `dir` and the folders missing above it (mkdir -p), one at a time, each opened and
  * checked once made: a link on the way, swapped after the gate's check, would have mkdir make
- * it outside the workspace, and one made there is removed before the refusal.
+ * it outside the workspace. The folder above is opened and checked first, and on Linux the new
+ * one is made and opened through it (/proc/self/fd/N/NAME names NAME in that very folder), so
+ * no link swapped meanwhile, or swapped back after, leads it anywhere else: nothing is made
+ * outside, even for a moment. Elsewhere it is made by its path, and one made outside is
+ * removed before the refusal.
  */
 export async function makeFolders(dir: string, within: string): Promise<void> {
   const missing: string[] = [];
   for (let at = dir; !(await stat(at).then(() => true, () => false)); at = path.dirname(at)) missing.unshift(at);
   for (const folder of missing) {
-    // Already there (made in between by someone else): checked all the same, never removed.
-    const made = await mkdir(folder).then(() => true, (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EEXIST') return false;
-      throw err;
-    });
-    const handle = await open(folder, constants.O_RDONLY | DIRECTORY);
+    const above = await open(path.dirname(folder), constants.O_RDONLY | DIRECTORY);
     try {
-      await openedWithin(handle, await handle.stat(), folder, within, made);
+      await openedWithin(above, await above.stat(), path.dirname(folder), within);
+      const name = FD_NAMES ? `/proc/self/fd/${above.fd}/${path.basename(folder)}` : folder;
+      // Already there (made in between by someone else): checked all the same, never removed.
+      const made = await mkdir(name).then(() => true, (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EEXIST') return false;
+        throw err;
+      });
+      const handle = await open(name, constants.O_RDONLY | DIRECTORY);
+      try {
+        await openedWithin(handle, await handle.stat(), folder, within, made);
+      } finally {
+        await handle.close();
+      }
     } finally {
-      await handle.close();
+      await above.close();
     }
   }
 }
+
+/** Whether this system names an open file by its descriptor (Linux: /proc/self/fd/N). */
+const FD_NAMES = existsSync('/proc/self/fd');
 //<
 //> 6 read-folder
 
