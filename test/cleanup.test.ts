@@ -256,6 +256,31 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     }
   }, 60_000);
 
+  // The limit is on what a run adds, not on what the process holds: a process that runs many
+  // (the self-check runs hundreds of mutants in one) holds more between them, and was stopped
+  // for it in the middle of a run that took little. Here each of chapter 1's three scenarios
+  // keeps about 48 MB that the next one still holds (on globalThis, past the fresh load), and
+  // waits a moment so that the watchdog looks while it runs: about 150 MB more by the third
+  // (beyond the 200 MiB limit with what the process itself holds), each run adding a quarter of it. The check goes on to its verdict.
+  it('what earlier runs of the process hold does not count against a run: a check whose runs keep 48 MB each, under a 200 MiB limit, passes', async () => {
+    const dir = makeProjectScratch(ROOT, 'held-');
+    try {
+      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+      const main = path.join(dir, 'main.ts');
+      const keep = 'const held = ((globalThis as { held?: number[][] }).held ??= []);\n  held.push(new Array(6_000_000).fill(1.5));\n  await new Promise((r) => setTimeout(r, 400));';
+      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n  ${keep}`));
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir), '--json'], undefined, { SUBAGENTS_MEMORY_MB: '200' });
+      expect(r.stderr).not.toMatch(/MiB of memory/);
+      expect(r.signal).toBeNull();
+      const report = JSON.parse(r.stdout) as { ok: boolean; passed: number; scenarios: { case: string; ok: boolean }[] };
+      expect(report.scenarios.map((v) => [v.case, v.ok])).toEqual([['demo', true], ['empty-answer', true], ['two-calls', true]]);
+      expect(r.code).toBe(0);
+      expect(r.left).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   // A check runs one scenario after another in one process. Code a run did not wait for (here a
   // timer; in chapter 15, a background agent the session forgot) may write into that run's
   // workspace after the run was over and its temp folder removed: a write that makes its folders

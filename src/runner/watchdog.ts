@@ -15,7 +15,9 @@
 // the runner leads one, as it does started from a shell, so that its shell commands go too).
 // Exit status 137, as a shell reports SIGKILL.
 //
-// The same worker ends a run whose process grows past MEMORY_LIMIT: code that recurses without
+// The same worker ends a run whose process grows by more than MEMORY_LIMIT while it runs (from
+// what the process held when the run started: a process that runs many, the self-check's
+// hundreds, holds more between them, and its garbage comes and goes): code that recurses without
 // end through promises (a summariser whose config is the conversation's own, so it compacts
 // again before its first call, and again) does let timers run, but it took 3 GB in 45 s, and
 // once the heap neared its limit the process spent its time collecting garbage, the run's
@@ -33,7 +35,7 @@ import { trackedRepos } from './cleanup.ts';
 
 /** How long the main thread may go without a turn of its event loop during a run. SUBAGENTS_STALL_MS overrides it (tests). */
 const STALL_MS = Number(process.env.SUBAGENTS_STALL_MS) > 0 ? Number(process.env.SUBAGENTS_STALL_MS) : 15_000;
-/** The most memory the process may hold during a run, in MiB (a chapter's run takes under 100). SUBAGENTS_MEMORY_MB overrides it (tests). */
+/** The most memory a run may add to what its process held when it started, in MiB (a chapter's run takes under 100). SUBAGENTS_MEMORY_MB overrides it (tests). */
 const MEMORY_LIMIT_MB = Number(process.env.SUBAGENTS_MEMORY_MB) > 0 ? Number(process.env.SUBAGENTS_MEMORY_MB) : 1536;
 
 // Plain JavaScript, evaluated in the worker: it must not need the runner's modules.
@@ -56,13 +58,13 @@ const marked = () => {
   return pids;
 };
 const shared = new Int32Array(workerData.shared);   // [heartbeat, armed]
-let job = { label: '', paths: [], repos: [] };
+let job = { label: '', paths: [], repos: [], rssAtStart: 0 };
 parentPort.on('message', (m) => { job = m; });
 let last = Atomics.load(shared, 0);
 let since = Date.now();
 setInterval(() => {
   const armed = Atomics.load(shared, 1) !== 0;
-  if (armed && process.memoryUsage.rss() > workerData.memoryMb * 1048576) {
+  if (armed && process.memoryUsage.rss() - job.rssAtStart > workerData.memoryMb * 1048576) {
     return stop('the code took more than ' + workerData.memoryMb + ' MiB of memory (a loop that never ends, or one that calls itself?)');
   }
   const beat = Atomics.load(shared, 0);
@@ -121,7 +123,7 @@ export function watchRun(label: string, paths: string[], lastWords?: string): ()
     dog = { worker, shared };
   }
   // The repositories as they stand when the run starts: its workspace is made and tracked by then.
-  dog.worker.postMessage({ label, paths, lastWords, repos: trackedRepos() });
+  dog.worker.postMessage({ label, paths, lastWords, repos: trackedRepos(), rssAtStart: process.memoryUsage.rss() });
   Atomics.store(dog.shared, 1, 1);
   return () => { if (dog) Atomics.store(dog.shared, 1, 0); };
 }
