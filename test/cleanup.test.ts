@@ -197,6 +197,19 @@ async function runWithHandlers(lines: string[], label: string): Promise<{ code: 
   return { code, signal, out, err };
 }
 
+/**
+ * A copy of chapter 1 in a scratch folder of the project, its main.ts running `code` (given
+ * the folder) right after it makes its session, with `imports` above the file's own: the
+ * folder, and that main.ts.
+ */
+function chapterOneWith(prefix: string, code: (dir: string) => string, imports = ''): { dir: string; main: string } {
+  const dir = makeProjectScratch(ROOT, prefix);
+  cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
+  const main = path.join(dir, 'main.ts');
+  writeFileSync(main, `${imports}${readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n${code(dir)}`)}`);
+  return { dir, main };
+}
+
 describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
   // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
@@ -204,12 +217,9 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // The loop here sleeps in Atomics.wait at each turn: it holds the thread just the same (no
   // turn of the event loop, ever), without keeping a core busy for the second it takes.
   it('chapter code that never yields is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
-    const dir = makeProjectScratch(ROOT, 'loop-');
+    const loop = 'const nobody = new Int32Array(new SharedArrayBuffer(4));\n  while (Date.now() > 0) { Atomics.wait(nobody, 0, 0, 50); /* a loop that never ends */ }';
+    const { dir, main } = chapterOneWith('loop-', () => `  ${loop}`);
     try {
-      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      const loop = 'const nobody = new Int32Array(new SharedArrayBuffer(4));\n  while (Date.now() > 0) { Atomics.wait(nobody, 0, 0, 50); /* a loop that never ends */ }';
-      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n  ${loop}`));
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
       expect(r.signal).toBe('SIGKILL');
       expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?): stopped, and its temp folder removed\n');
@@ -240,12 +250,8 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // itself through promises took 3 GB in 45 s, and the run's time limit never came round once
   // the heap neared its limit): the watchdog ends it past a memory limit, lowered here to 200 MiB.
   it('chapter code that keeps taking memory is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
-    const dir = makeProjectScratch(ROOT, 'hog-');
+    const { dir } = chapterOneWith('hog-', () => '  const kept: number[][] = [];\n  for (;;) { kept.push(new Array(1_000_000).fill(1)); await new Promise((r) => setImmediate(r)); }');
     try {
-      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      const hog = 'const kept: number[][] = [];\n  for (;;) { kept.push(new Array(1_000_000).fill(1)); await new Promise((r) => setImmediate(r)); }';
-      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n  ${hog}`));
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_MEMORY_MB: '200' });
       expect(r.signal).toBe('SIGKILL');
       expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code took more than 200 MiB of memory (a loop that never ends, or one that calls itself?): stopped, and its temp folder removed\n');
@@ -263,12 +269,8 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // waits a moment so that the watchdog looks while it runs: about 150 MB more by the third
   // (beyond the 200 MiB limit with what the process itself holds), each run adding a quarter of it. The check goes on to its verdict.
   it('what earlier runs of the process hold does not count against a run: a check whose runs keep 48 MB each, under a 200 MiB limit, passes', async () => {
-    const dir = makeProjectScratch(ROOT, 'held-');
+    const { dir } = chapterOneWith('held-', () => '  const held = ((globalThis as { held?: number[][] }).held ??= []);\n  held.push(new Array(6_000_000).fill(1.5));\n  await new Promise((r) => setTimeout(r, 400));');
     try {
-      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      const keep = 'const held = ((globalThis as { held?: number[][] }).held ??= []);\n  held.push(new Array(6_000_000).fill(1.5));\n  await new Promise((r) => setTimeout(r, 400));';
-      writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', `const session = new Session(client, host);\n  ${keep}`));
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir), '--json'], undefined, { SUBAGENTS_MEMORY_MB: '200' });
       expect(r.stderr).not.toMatch(/MiB of memory/);
       expect(r.signal).toBeNull();
@@ -286,20 +288,16 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // workspace after the run was over and its temp folder removed: a write that makes its folders
   // first made the temp folder again, and it stayed after the check.
   it('a write into a finished run\'s workspace, from code the run did not wait for, leaves nothing behind once the check ends', async () => {
-    const dir = makeProjectScratch(ROOT, 'late-');
+    // Once the run is over and its folder gone, the timer writes there, and leaves a mark here.
+    const { dir } = chapterOneWith('late-', (here) => [
+      '  const waiting = setInterval(() => {',
+      '    if (existsSync(host.cwd)) return;',
+      '    clearInterval(waiting);',
+      '    mkdirSync(`${host.cwd}/late/by/a/timer`, { recursive: true });',
+      `    writeFileSync(${JSON.stringify(path.join(here, 'wrote-late'))}, '');`,
+      '  }, 2);',
+    ].join('\n'), "import { existsSync, mkdirSync, writeFileSync } from 'node:fs';\n");
     try {
-      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      // Once the run is over and its folder gone, the timer writes there, and leaves a mark here.
-      const late = [
-        '  const waiting = setInterval(() => {',
-        '    if (existsSync(host.cwd)) return;',
-        '    clearInterval(waiting);',
-        '    mkdirSync(`${host.cwd}/late/by/a/timer`, { recursive: true });',
-        `    writeFileSync(${JSON.stringify(path.join(dir, 'wrote-late'))}, '');`,
-        '  }, 2);',
-      ].join('\n');
-      writeFileSync(main, `import { existsSync, mkdirSync, writeFileSync } from 'node:fs';\n${readFileSync(main, 'utf8').replace('  const session = new Session(client, host);', `  const session = new Session(client, host);\n${late}`)}`);
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
       expect(r.stdout).toContain('passes all 3 scenarios');
       expect(existsSync(path.join(dir, 'wrote-late')), 'the late write never happened: nothing was tested').toBe(true);
@@ -313,23 +311,19 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // command waiting after "All done", for good; a promise it never awaited, rejected once its
   // run was over, ended a passed check with exit 1.
   it('a passing check whose code leaves an interval running and a promise rejected after its run: the verdict, exit 0, at once', async () => {
-    const dir = makeProjectScratch(ROOT, 'pending-');
+    // The last run's promise is rejected as soon as that run's folder is gone: while the
+    // type check finishes, or once the verdict is printed.
+    const { dir } = chapterOneWith('pending-', (here) => [
+      '  setInterval(() => {}, 1000);',
+      '  const runs = (globalThis as { runs?: number }).runs = ((globalThis as { runs?: number }).runs ?? 0) + 1;',
+      '  const poll = () => {',
+      '    if (existsSync(host.cwd)) { setImmediate(poll); return; }',
+      `    appendFileSync(${JSON.stringify(path.join(here, 'rejected'))}, 'x');`,
+      "    void Promise.reject(new Error('a rejection nobody awaits'));",
+      '  };',
+      '  if (runs === 3) poll();',
+    ].join('\n'), "import { appendFileSync, existsSync } from 'node:fs';\n");
     try {
-      cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
-      const main = path.join(dir, 'main.ts');
-      // The last run's promise is rejected as soon as that run's folder is gone: while the
-      // type check finishes, or once the verdict is printed.
-      const pending = [
-        '  setInterval(() => {}, 1000);',
-        '  const runs = (globalThis as { runs?: number }).runs = ((globalThis as { runs?: number }).runs ?? 0) + 1;',
-        '  const poll = () => {',
-        '    if (existsSync(host.cwd)) { setImmediate(poll); return; }',
-        `    appendFileSync(${JSON.stringify(path.join(dir, 'rejected'))}, 'x');`,
-        "    void Promise.reject(new Error('a rejection nobody awaits'));",
-        '  };',
-        '  if (runs === 3) poll();',
-      ].join('\n');
-      writeFileSync(main, `import { appendFileSync, existsSync } from 'node:fs';\n${readFileSync(main, 'utf8').replace('  const session = new Session(client, host);', `  const session = new Session(client, host);\n${pending}`)}`);
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
       expect(readFileSync(path.join(dir, 'rejected'), 'utf8').length, 'no rejection came after a run: nothing was tested').toBeGreaterThan(0);
       expect(r.signal).toBeNull();
