@@ -14,11 +14,12 @@
 //   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
 //                                 or `claude` on PATH); skipped when there is none, or with --no-xray
 //   npm run bench -- --by-file    only the suite, once, and where its CPU goes: each test file's
-//                                 own, and that of the processes it started (Linux)
+//                                 own, and that of the processes it started (Linux); and how
+//                                 long the cores stood idle meanwhile
 
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import minimist from 'minimist';
@@ -46,7 +47,8 @@ machines, or two busy moments, compare.
   --no-markers      skip the speed markers (about 3 s at each end): the figures then
                     compare only with others taken at the same moment
   --by-file         only the suite, once: where its CPU goes, test file by test file
-                    (the worker's own and the processes it started; Linux only)
+                    (the worker's own and the processes it started; Linux only), and
+                    how long the cores stood idle meanwhile
   -h, --help        this text
 
 Exit codes: 0 measured; 1 a measured command failed (what it said is shown); 2 a command
@@ -349,6 +351,11 @@ function childCpu() {
   return processCpu()?.children;
 }
 
+/** Seconds the machine's cores have stood idle since it started, all cores together (the system's own count). */
+function idleSeconds() {
+  return cpus().reduce((n, cpu) => n + cpu.times.idle, 0) / 1000;
+}
+
 /**
  * The suite once, as a contributor's next run finds it (what earlier runs kept, kept), with
  * bench/cpu-by-file.mjs timing each test file: a table of the files by CPU, their own (the
@@ -361,12 +368,14 @@ async function byFile() {
   const log = path.join(scratch, 'cpu.jsonl');
   try {
     const before = childCpu();
+    const idleBefore = idleSeconds();
     const started = performance.now();
     const r = await run(process.execPath, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/by-file.config.mjs'], {
       cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, NO_COLOR: '1' },
     });
     const wall = (performance.now() - started) / 1000;
     const total = childCpu() - before;
+    const idle = idleSeconds() - idleBefore;
     if (r.status !== 0) throw new Error(`the suite failed (exit ${r.status}):\n${r.stdout.split('\n').slice(-20).join('\n')}${r.stderr}`);
     const files = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((a, b) => b.self + b.children - (a.self + a.children));
     const sum = (key) => files.reduce((n, f) => n + f[key], 0);
@@ -375,6 +384,8 @@ async function byFile() {
     for (const f of files) console.log(`${path.relative(root, f.file).padEnd(40)} ${s(f.self)}    ${s(f.children)}   ${s(f.wall)}`);
     console.log(`${'all files'.padEnd(40)} ${s(sum('self'))}    ${s(sum('children'))}`);
     console.log(`\nnpm test once: ${wall.toFixed(1)} s, ${total.toFixed(1)} s CPU in all; ${(total - sum('self') - sum('children')).toFixed(1)} s of it in no file (vitest, worker start-up, module loading, the global setup)`);
+    const cores = cpus().length;
+    console.log(`the ${cores} cores stood idle ${idle.toFixed(1)} s in all meanwhile: with every core kept busy, the run would have taken about ${(wall - idle / cores).toFixed(1)} s`);
   } finally {
     removeScratch(scratch);
   }
