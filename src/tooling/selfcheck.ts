@@ -58,6 +58,9 @@ export function mutantFiles(sources: readonly AgentSource[], m: Mutation): Map<s
   return renderChapterFiles(applyMutation(sources, m), m.chapter);
 }
 
+/** How many scratch folders this process has made: the N of the next one's name. */
+let scratchCount = 0;
+
 /**
  * Write `files` into a scratch folder of the project (.tmp/NAME-PID-N: the folder name carries
  * the process id, so two processes, a test run and `npm run gen` say, never share one, and a
@@ -65,7 +68,6 @@ export function mutantFiles(sources: readonly AgentSource[], m: Mutation): Map<s
  * the folder to `use`, and remove it afterwards, also when the process is interrupted. The
  * folders that held it (.tmp/KIND, .tmp) go too once nothing else is in them.
  */
-let scratchCount = 0;
 async function withScratch<T>(root: string, name: string, files: ReadonlyMap<string, string>, use: (codeDir: string) => Promise<T>): Promise<T> {
   const dir = path.join(root, '.tmp', `${name}-${process.pid}-${++scratchCount}`);
   await rm(dir, { recursive: true, force: true });
