@@ -14,8 +14,8 @@
 //   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
 //                                 or `claude` on PATH); skipped when there is none, or with --no-xray
 //   npm run bench -- --by-file    only the suite, once, and where its CPU goes: each test file's
-//                                 own, and that of the processes it started (Linux); and how
-//                                 long the cores stood idle meanwhile
+//                                 own, and that of the processes it started (Linux); the
+//                                 kernel's share; and how long the cores stood idle meanwhile
 
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -47,8 +47,8 @@ machines, or two busy moments, compare.
   --no-markers      skip the speed markers (about 3 s at each end): the figures then
                     compare only with others taken at the same moment
   --by-file         only the suite, once: where its CPU goes, test file by test file
-                    (the worker's own and the processes it started; Linux only), and
-                    how long the cores stood idle meanwhile
+                    (the worker's own and the processes it started; Linux only), how
+                    much of it was the kernel's, and how long the cores stood idle
   -h, --help        this text
 
 Exit codes: 0 measured; 1 a measured command failed (what it said is shown); 2 a command
@@ -106,6 +106,7 @@ if (args.claude && !claudeFile?.isFile()) usage(`--claude ${args.claude}: ${clau
 const runnable = (file) => { try { accessSync(file, constants.X_OK); return true; } catch { return false; } };
 if (args.claude && !runnable(args.claude)) usage(`--claude ${args.claude}: not an executable file`);
 if (args['by-file'] && process.argv.slice(2).some((a) => a !== '--by-file' && a !== '--no-markers')) usage('--by-file runs the suite alone: it takes no chapter or other option but --no-markers');
+if (args['by-file'] && processCpu() === undefined) usage('--by-file reads what each process spent from /proc, which this system does not have (Linux only)');
 
 // Interrupted (Ctrl-C, SIGTERM, SIGHUP), the bench leaves nothing behind: what it runs is
 // stopped (a Ctrl-C at the terminal reached it already; a kill of this process alone did
@@ -367,14 +368,15 @@ async function byFile() {
   const scratch = scratchDir(path.join(tmpdir(), 'bench-by-file-'));
   const log = path.join(scratch, 'cpu.jsonl');
   try {
-    const before = childCpu();
+    const before = processCpu();
     const idleBefore = idleSeconds();
     const started = performance.now();
     const r = await run(process.execPath, [path.join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/by-file.config.mjs'], {
       cwd: root, env: { ...process.env, BENCH_CPU_FILE: log, NO_COLOR: '1' },
     });
     const wall = (performance.now() - started) / 1000;
-    const total = childCpu() - before;
+    const after = processCpu();
+    const total = after.children - before.children;
     const idle = idleSeconds() - idleBefore;
     if (r.status !== 0) throw new Error(`the suite failed (exit ${r.status}):\n${r.stdout.split('\n').slice(-20).join('\n')}${r.stderr}`);
     const files = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((a, b) => b.self + b.children - (a.self + a.children));
@@ -384,6 +386,11 @@ async function byFile() {
     for (const f of files) console.log(`${path.relative(root, f.file).padEnd(40)} ${s(f.self)}    ${s(f.children)}   ${s(f.wall)}`);
     console.log(`${'all files'.padEnd(40)} ${s(sum('self'))}    ${s(sum('children'))}`);
     console.log(`\nnpm test once: ${wall.toFixed(1)} s, ${total.toFixed(1)} s CPU in all; ${(total - sum('self') - sum('children')).toFixed(1)} s of it in no file (vitest, worker start-up, module loading, the global setup)`);
+    // The kernel's share. Over one whole run (perf), most of it was page faults, and forking and
+    // ending processes; two thirds of the faults were in the processes the tests start, a third
+    // in the workers (their heaps). A test file's own code barely moves it; fewer processes do.
+    const faults = after.childrenFaults - before.childrenFaults;
+    console.log(`${(after.childrenSystem - before.childrenSystem).toFixed(1)} s of the CPU was the kernel's (system time), and the processes touched ${(faults / 1e6).toFixed(2)} million pages of memory for the first time (minor page faults)`);
     const cores = cpus().length;
     console.log(`the ${cores} cores stood idle ${idle.toFixed(1)} s in all meanwhile: with every core kept busy, the run would have taken about ${(wall - idle / cores).toFixed(1)} s`);
   } finally {

@@ -6,12 +6,21 @@ import { readFileSync } from 'node:fs';
 
 let ticks;   // clock ticks per second, asked once
 
-/** { self, children }: utime+stime and cutime+cstime, in seconds; undefined where there is no /proc. */
+/**
+ * { self, children }: utime+stime and cutime+cstime, in seconds; and of the children alone,
+ * childrenSystem (cstime: the kernel's share) and childrenFaults (cminflt: pages of memory
+ * touched for the first time). undefined where there is no /proc.
+ */
 export function processCpu() {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     ticks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-    return { self: (Number(f[11]) + Number(f[12])) / ticks, children: (Number(f[13]) + Number(f[14])) / ticks };
+    return {
+      self: (Number(f[11]) + Number(f[12])) / ticks,
+      children: (Number(f[13]) + Number(f[14])) / ticks,
+      childrenSystem: Number(f[14]) / ticks,
+      childrenFaults: Number(f[8]),
+    };
   } catch { return undefined; }
 }
