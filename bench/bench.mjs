@@ -390,7 +390,7 @@ async function byFile() {
     // ending processes; two thirds of the faults were in the processes the tests start, a third
     // in the workers (their heaps). A test file's own code barely moves it; fewer processes do.
     const faults = after.childrenFaults - before.childrenFaults;
-    console.log(`${(after.childrenSystem - before.childrenSystem).toFixed(1)} s of the CPU was the kernel's (system time), and the processes touched ${(faults / 1e6).toFixed(2)} million pages of memory for the first time (minor page faults)`);
+    console.log(`${(after.childrenSystem - before.childrenSystem).toFixed(1)} s of the CPU was the kernel's (system time), and the processes made ${(faults / 1e6).toFixed(2)} million minor page faults (a page of memory the kernel maps at its first use)`);
     const cores = cpus().length;
     console.log(`the ${cores} cores stood idle ${idle.toFixed(1)} s in all meanwhile: with every core kept busy, the run would have taken about ${(wall - idle / cores).toFixed(1)} s`);
   } finally {

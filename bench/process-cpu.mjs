@@ -8,8 +8,8 @@ let ticks;   // clock ticks per second, asked once
 
 /**
  * { self, children }: utime+stime and cutime+cstime, in seconds; and of the children alone,
- * childrenSystem (cstime: the kernel's share) and childrenFaults (cminflt: pages of memory
- * touched for the first time). undefined where there is no /proc.
+ * childrenSystem (cstime: the kernel's share) and childrenFaults (cminflt: minor page faults,
+ * each a page of memory the kernel mapped at its first use). undefined where there is no /proc.
  */
 export function processCpu() {
   try {
