@@ -2,11 +2,12 @@
 // a command line it cannot take is one line and exit 2 before the speed markers take their
 // seconds, and the bench stopped mid-run leaves no scratch folder (in its TMPDIR, or the copy
 // of a chapter it checks in the project's .tmp) and no process of its own running. The bench
-// is a script with no functions to call, so each case is a process. The process checks read
-// /proc (Linux); elsewhere that case is skipped.
+// is a script with no functions to call, so each case is a process; only its reader of
+// /proc (process-cpu.mjs) is called here, for what it counts, not for how much. The process
+// checks read /proc (Linux); elsewhere that case is skipped.
 
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,8 @@ import { ROOT } from '../src/runner/scenarios.ts';
 import { WRITTEN_CHAPTERS } from '../src/chapters.ts';
 import { WORKER_ENV, sh } from './cli-helpers.ts';
 import { tracked } from './children.ts';
+// @ts-expect-error: plain JavaScript, no type declarations
+import { processCpu as readProcessCpu } from '../bench/process-cpu.mjs';
 
 const BENCH = path.join(ROOT, 'bench', 'bench.mjs');
 const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
@@ -67,6 +70,20 @@ it('--help describes every option and the exit codes, exit 0, nothing measured',
   }
   expect(r.out).toMatch(/^Exit codes: 0 measured; 1 .*; 2 /m);
   expect(r.out).not.toContain('machine speed markers');   // nothing was measured
+});
+
+// What --by-file adds up: a child's CPU, its kernel share and its page faults reach the parent
+// once it is waited for. The child here fills 64 MB, so it must map at least 16,384 pages.
+const processCpu = readProcessCpu as () => { self: number; children: number; childrenSystem: number; childrenFaults: number } | undefined;
+it.runIf(linux)('processCpu counts a child waited for: its CPU, the kernel\'s share of it, and its minor page faults', () => {
+  const before = processCpu()!;
+  const r = spawnSync(process.execPath, ['-e', 'Buffer.alloc(64 * 1024 * 1024, 1)'], { stdio: 'ignore' });
+  expect(r.status).toBe(0);
+  const after = processCpu()!;
+  expect(after.childrenFaults - before.childrenFaults).toBeGreaterThanOrEqual(16_384);
+  expect(after.children).toBeGreaterThan(before.children);
+  expect(after.childrenSystem).toBeGreaterThanOrEqual(before.childrenSystem);
+  expect(after.childrenSystem - before.childrenSystem).toBeLessThan(after.children - before.children);   // node spends user time too
 });
 
 describe('the bench stopped', () => {
