@@ -18,11 +18,11 @@
 //                                 kernel's share; and how long the cores stood idle meanwhile
 
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import minimist from 'minimist';
+import { CommandLineError, readCommandLine } from './command-line.mjs';
 import { processCpu } from './process-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,57 +56,31 @@ line it cannot take (said before anything is measured); 130, 143 or 129 stopped 
 SIGTERM or SIGHUP, and 141 when its reader goes away (| head), with what it started
 stopped and its folders removed.`;
 
-/** A command line the bench cannot take: one line, exit 2, before anything is measured. */
-function usage(line) {
-  console.error(`${line} (see npm run bench -- --help)`);
-  process.exit(2);
+/** The chapters written, as `node steps/run.mjs --list` names them: those the bench can time. */
+function writtenChapters() {
+  const listing = spawnSync(process.execPath, [path.join(root, 'steps/run.mjs'), '--list'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  if (listing.status !== 0) {
+    console.error(`bench: node steps/run.mjs --list failed: ${(listing.stderr || listing.stdout || String(listing.error)).trim().split('\n')[0]}`);
+    process.exit(1);
+  }
+  return listing.stdout.split('\n').filter((l) => l.trim() && !l.includes('(not written yet)')).map((l) => Number(/^\D*(\d+)/.exec(l)?.[1])).filter(Number.isInteger);
 }
 
-// Refused, never guessed: minimist alone dropped an option it did not know (a typo such as
-// --no-suit ran the whole suite), read a bare --runs as 1, and took any word for a chapter,
-// which then failed with a stack trace once the speed markers had taken their seconds.
-let unknown;
-const args = minimist(process.argv.slice(2), {
-  boolean: ['suite', 'help', 'xray', 'by-file', 'markers'], string: ['claude', 'runs', '_'], alias: { h: 'help' },
-  default: { suite: true, xray: true, markers: true, runs: '7' },
-  unknown: (arg) => {
-    // `--runs -1`: minimist takes a word starting with - for an option, never a value.
-    if (arg.startsWith('-')) unknown ??= process.argv[process.argv.indexOf(arg) - 1] === '--runs' ? `--runs ${arg}` : arg;
-    return !arg.startsWith('-');
-  },
-});
-// What minimist takes but would read otherwise, refused as the runner refuses it
-// (src/command-line.ts): --no- before an option that cannot be turned off (--no-help ran the
-// whole bench), the plain form of one that is on already (--suite), a switch given a value
-// (--by-file=no was read as on) and a one-letter alias with two dashes (--h).
-const SWITCHES = ['help', 'by-file', 'no-suite', 'no-xray', 'no-markers'];
-const beforeEnd = process.argv.slice(2, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
-for (const arg of beforeEnd) {
-  const [, name, value] = /^--([^=]+)(=.*)?$/.exec(arg) ?? [];
-  if (name === undefined || name === 'runs' || name === 'claude') continue;
-  if (!SWITCHES.includes(name)) unknown ??= `--${name}`;
-  else if (value !== undefined) usage(`--${name} takes no value (got ${arg})`);
+// The command line, checked before anything is measured (command-line.mjs): what the bench
+// cannot take is one line and exit 2.
+let args;
+try {
+  args = readCommandLine(process.argv.slice(2), { writtenChapters, canReadProc: () => processCpu() !== undefined });
+} catch (err) {
+  if (!(err instanceof CommandLineError)) throw err;
+  console.error(`${err.message} (see npm run bench -- --help)`);
+  process.exit(2);
 }
-if (unknown?.startsWith('--runs ')) usage(`--runs needs a positive whole number (got "${unknown.slice(7)}")`);
-if (unknown !== undefined) usage(`unknown option ${unknown}`);
 if (args.help) {
   console.log(HELP);
   process.exit(0);
 }
-for (const o of ['runs', 'claude']) if (Array.isArray(args[o])) usage(`--${o} given twice`);
-// A median of more than a thousand runs would take hours: a typo, not a wish.
-if (!/^\d+$/.test(String(args.runs)) || Number(args.runs) < 1) usage(`--runs needs a positive whole number (got ${args.runs === '' ? 'none' : `"${args.runs}"`})`);
-if (Number(args.runs) > 1000) usage(`--runs ${args.runs}: at most 1000 runs of each demo`);
-const runs = Number(args.runs);
-if ('claude' in args && (typeof args.claude !== 'string' || args.claude === '')) usage('--claude needs a path');
-if (args.claude && !args.xray) usage('--claude and --no-xray do not go together');
-// Said now, not when the x-ray's turn comes at the very end.
-const claudeFile = args.claude ? statSync(args.claude, { throwIfNoEntry: false }) : undefined;
-if (args.claude && !claudeFile?.isFile()) usage(`--claude ${args.claude}: ${claudeFile ? 'not a file' : 'no such file'}`);
-const runnable = (file) => { try { accessSync(file, constants.X_OK); return true; } catch { return false; } };
-if (args.claude && !runnable(args.claude)) usage(`--claude ${args.claude}: not an executable file`);
-if (args['by-file'] && process.argv.slice(2).some((a) => a !== '--by-file' && a !== '--no-markers')) usage('--by-file runs the suite alone: it takes no chapter or other option but --no-markers');
-if (args['by-file'] && processCpu() === undefined) usage('--by-file reads what each process spent from /proc, which this system does not have (Linux only)');
+const { runs, chapters } = args;
 
 // Interrupted (Ctrl-C, SIGTERM, SIGHUP), the bench leaves nothing behind: what it runs is
 // stopped (a Ctrl-C at the terminal reached it already; a kill of this process alone did
@@ -208,17 +182,6 @@ async function measure(command, commandArgs, times) {
   }
 }
 
-const listing = spawnSync(process.execPath, [path.join(root, 'steps/run.mjs'), '--list'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-if (listing.status !== 0) {
-  console.error(`bench: node steps/run.mjs --list failed: ${(listing.stderr || listing.stdout || String(listing.error)).trim().split('\n')[0]}`);
-  process.exit(1);
-}
-const CHAPTERS_WRITTEN = listing.stdout.split('\n').filter((l) => l.trim() && !l.includes('(not written yet)')).map((l) => Number(/^\D*(\d+)/.exec(l)?.[1])).filter(Number.isInteger);
-const unwritten = args._.find((c) => !/^\d+$/.test(c) || !CHAPTERS_WRITTEN.includes(Number(c)));
-if (unwritten !== undefined) usage(`unknown chapter "${unwritten}": the chapters written are ${CHAPTERS_WRITTEN.join(', ')}`);
-const twice = args._.find((c, i) => args._.findIndex((d) => Number(d) === Number(c)) !== i);
-if (twice !== undefined) usage(`chapter ${Number(twice)} given twice`);
-const chapters = args._.length ? args._.map(Number) : CHAPTERS_WRITTEN;
 
 /**
  * Seconds a fixed loop of 3·10⁸ additions takes in a fresh node: the machine's speed at the
@@ -249,7 +212,7 @@ const markers = () => `${speedMarker()} s, ${processMarker()} ms`;
 const markerBefore = args.markers ? markers() : undefined;
 /** The closing line: the markers again, to compare with those taken before. */
 const markersAfter = () => `\nmachine speed markers: ${markerBefore === undefined ? 'skipped (--no-markers)' : `${markerBefore} before, ${markers()} after`}`;
-if (args['by-file']) {
+if (args.byFile) {
   await byFile();
   process.exit(0);
 }

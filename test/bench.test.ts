@@ -2,9 +2,11 @@
 // a command line it cannot take is one line and exit 2 before the speed markers take their
 // seconds, and the bench stopped mid-run leaves no scratch folder (in its TMPDIR, or the copy
 // of a chapter it checks in the project's .tmp) and no process of its own running. The bench
-// is a script with no functions to call, so each case is a process; only its reader of
-// /proc (process-cpu.mjs) is called here, for what it counts, not for how much. The process
-// checks read /proc (Linux); elsewhere that case is skipped.
+// is a script; what it is called here is its reader of the command line (command-line.mjs),
+// for each line it refuses, and its reader of /proc (process-cpu.mjs), for what it counts,
+// not for how much. How the bench says a refusal (stderr, exit 2, nothing measured) is seen
+// in a process of its own, as is everything about stopping it. The process checks read
+// /proc (Linux); elsewhere that case is skipped.
 
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,6 +19,8 @@ import { WORKER_ENV, sh } from './cli-helpers.ts';
 import { tracked } from './children.ts';
 // @ts-expect-error: plain JavaScript, no type declarations
 import { processCpu as readProcessCpu } from '../bench/process-cpu.mjs';
+// @ts-expect-error: plain JavaScript, no type declarations
+import { CommandLineError as BenchCommandLineError, readCommandLine as readBenchCommandLine } from '../bench/command-line.mjs';
 
 const BENCH = path.join(ROOT, 'bench', 'bench.mjs');
 const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
@@ -36,25 +40,60 @@ function groupCommands(pgid: number): string[] {
   return found;
 }
 
-describe.concurrent('a command line the bench cannot take: one line, exit 2, nothing measured', () => {
+// What bench/command-line.mjs answers, typed as it is used here.
+interface BenchOptions { help: boolean; byFile?: boolean; chapters?: number[]; runs?: number; suite?: boolean; xray?: boolean; markers?: boolean; claude?: string }
+const readCommandLine = readBenchCommandLine as (argv: string[], o: { writtenChapters: () => number[]; canReadProc: () => boolean }) => BenchOptions;
+const CommandLineError = BenchCommandLineError as new (line: string) => Error;
+/** The bench's reading of `argv`, on this machine's chapters: its options, or the line it refuses it with. */
+function benchReads(argv: string[], canReadProc = true): BenchOptions | string {
+  try {
+    return readCommandLine(argv, { writtenChapters: () => WRITTEN_CHAPTERS.map((c) => c.n), canReadProc: () => canReadProc });
+  } catch (err) {
+    if (err instanceof CommandLineError) return err.message;
+    throw err;
+  }
+}
+
+describe('a command line the bench cannot take: one line, exit 2, nothing measured', () => {
   it.each([
     // A typo of --no-suite was dropped, and the whole suite ran twice.
-    [['--no-sute'], 'unknown option --no-sute (see npm run bench -- --help)'],
+    [['--no-sute'], 'unknown option --no-sute'],
     // --no-help ran the whole bench; --by-file=no was read as on.
-    [['--no-help'], 'unknown option --no-help (see npm run bench -- --help)'],
-    [['--by-file=no'], '--by-file takes no value (got --by-file=no) (see npm run bench -- --help)'],
+    [['--no-help'], 'unknown option --no-help'],
+    [['--by-file=no'], '--by-file takes no value (got --by-file=no)'],
     // A bare --runs was read as one run.
-    [['--runs'], '--runs needs a positive whole number (got none) (see npm run bench -- --help)'],
-    [['--runs', '0'], '--runs needs a positive whole number (got "0") (see npm run bench -- --help)'],
+    [['--runs'], '--runs needs a positive whole number (got none)'],
+    [['--runs', '0'], '--runs needs a positive whole number (got "0")'],
+    [['--runs', '-1'], '--runs needs a positive whole number (got "-1")'],
     // A chapter that is not written failed with a stack trace, after the speed markers.
-    [['99'], `unknown chapter "99": the chapters written are ${WRITTEN_CHAPTERS.map((c) => c.n).join(', ')} (see npm run bench -- --help)`],
-    [['--by-file', '11'], '--by-file runs the suite alone: it takes no chapter or other option but --no-markers (see npm run bench -- --help)'],
+    [['99'], `unknown chapter "99": the chapters written are ${WRITTEN_CHAPTERS.map((c) => c.n).join(', ')}`],
+    [['--by-file', '11'], '--by-file runs the suite alone: it takes no chapter or other option but --no-markers'],
     // A typo of a number ran for hours; a chapter twice measured it twice.
-    [['--runs', '99999999999999999999'], '--runs 99999999999999999999: at most 1000 runs of each demo (see npm run bench -- --help)'],
-    [['11', '11'], 'chapter 11 given twice (see npm run bench -- --help)'],
-  ])('%j', async (args, line) => {
-    const r = await sh(process.execPath, [BENCH, ...args]);
-    expect(r.err).toBe(`${line}\n`);
+    [['--runs', '99999999999999999999'], '--runs 99999999999999999999: at most 1000 runs of each demo'],
+    [['11', '11'], 'chapter 11 given twice'],
+    [['--claude', path.join(ROOT, 'no-such-claude')], `--claude ${path.join(ROOT, 'no-such-claude')}: no such file`],
+    [['--claude', ROOT], `--claude ${ROOT}: not a file`],
+    [['--claude', path.join(ROOT, 'package.json')], `--claude ${path.join(ROOT, 'package.json')}: not an executable file`],
+  ])('%j', (args, line) => {
+    expect(benchReads(args)).toBe(line);
+  });
+
+  it('--by-file where there is no /proc to read', () => {
+    expect(benchReads(['--by-file'], false)).toBe('--by-file reads what each process spent from /proc, which this system does not have (Linux only)');
+    expect(benchReads(['--by-file'], true)).toMatchObject({ help: false, byFile: true, chapters: undefined });
+  });
+
+  it('what it takes: the chapters given, in order, or every written one; 7 runs unless told', () => {
+    expect(benchReads(['11', '2', '--runs', '3', '--no-suite'])).toMatchObject({ help: false, chapters: [11, 2], runs: 3, suite: false, xray: true, markers: true });
+    expect(benchReads([])).toMatchObject({ chapters: WRITTEN_CHAPTERS.map((c) => c.n), runs: 7, suite: true });
+    expect(benchReads(['--help', '99'])).toEqual({ help: true });
+  });
+
+  // How the bench says it: the line and the pointer to --help on stderr, exit 2, before any
+  // speed marker. The chapters it knows are those `run.mjs --list` gave it, this project's.
+  it('in a process of its own: the line on stderr with where to look, nothing on stdout, exit 2', async () => {
+    const r = await sh(process.execPath, [BENCH, '99']);
+    expect(r.err).toBe(`unknown chapter "99": the chapters written are ${WRITTEN_CHAPTERS.map((c) => c.n).join(', ')} (see npm run bench -- --help)\n`);
     expect(r.out).toBe('');
     expect(r.code).toBe(2);
   });
