@@ -219,9 +219,12 @@ const withoutTerminal = noTerminal();
 /**
  * A test under a terminal, run side by side with the others of its kind: each has its own
  * terminal, mock and folder, and most of their time is spent waiting on the model's scripted
- * latency, so one after another they held a worker for twice as long. Skipped without script(1).
+ * latency, so one after another they held a worker for twice as long. Without script(1), skipped, its name saying why.
  */
-const atTerminal = withoutTerminal === undefined ? it.concurrent : it.skip;
+function atTerminal(name: string, test: () => Promise<void>): void {
+  if (withoutTerminal === undefined) it.concurrent(name, test);
+  else it.skip(`${name} (skipped: ${withoutTerminal})`, test);
+}
 
 /** `text` as one word for sh. */
 const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
@@ -329,7 +332,7 @@ async function askedInTerminalBy(chapterDir: string, tracks: Record<string, unkn
   }
 }
 
-atTerminal(`the permission question shows control characters, bidi overrides and invisible characters in the model's input as escapes${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`the permission question shows control characters, bidi overrides and invisible characters in the model's input as escapes`, async () => {
   // A zero-width space hides in a path; a Unicode tag letter (U+E0041, past \uffff) hides a whole word.
   const { out, question, lastSent, code } = await askedInTerminal(['echo hi # \u001b[2K\u001b[1Gharmless \u202eevil > no\u200bte \u{E0041}'], 'n\r');
   expect(question, JSON.stringify(out)).toBeDefined();
@@ -340,7 +343,7 @@ atTerminal(`the permission question shows control characters, bidi overrides and
   expect(code, JSON.stringify(out)).toBe(0);
 });
 
-atTerminal(`chapter 11: a sub-agent's question names the sub-agent that asks, its type and task, escaped as the rest${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`chapter 11: a sub-agent's question names the sub-agent that asks, its type and task, escaped as the rest`, async () => {
   const { out, code } = await askedInTerminalBy('11-subagents', {
     main: { turns: [
       { tool_calls: [{ name: 'agent', input: { description: 'Tidy \u001b[2Kup', prompt: 'Tidy the workspace.', subagent_type: 'general' } }] },
@@ -356,7 +359,7 @@ atTerminal(`chapter 11: a sub-agent's question names the sub-agent that asks, it
   expect(code, JSON.stringify(out)).toBe(0);
 });
 
-atTerminal(`a question the input ends on (Ctrl-D) is refused as one nobody can answer, and the terminal says so${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`a question the input ends on (Ctrl-D) is refused as one nobody can answer, and the terminal says so`, async () => {
   const { out, lastSent, code } = await askedInTerminal(['npm test', 'npm run lint'], '\u0004');
   expect(out).toContain('(no answer: the input is closed)');
   // The next question, asked once the input had ended, is shown all the same, with its answer.
@@ -367,7 +370,7 @@ atTerminal(`a question the input ends on (Ctrl-D) is refused as one nobody can a
   expect(code, JSON.stringify(out)).toBe(0);
 });
 
-atTerminal(`--live at a terminal: Ctrl-D at a question ends the waiting; every call that needs a yes is refused as nobody can answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`--live at a terminal: Ctrl-D at a question ends the waiting; every call that needs a yes is refused as nobody can answer`, async () => {
   const mock = await startMock({ latencyScale: 0, scenario: await loadScenarioFile(path.join(ROOT, 'scenarios/06-permissions/demo.json')) });
   try {
     const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '6', '--live'].map(quoted).join(' ');
@@ -408,7 +411,7 @@ async function ctrlCWhileAnswering(line: string, cwd: string, env: NodeJS.Proces
   return { out: out.replaceAll('\r\n', '\n'), code };
 }
 
-atTerminal(`bin.ts at a terminal: Ctrl-C while the model answers is said at once and lets the answer come; a second one stops it${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`bin.ts at a terminal: Ctrl-C while the model answers is said at once and lets the answer come; a second one stops it`, async () => {
   for (const presses of [1, 2]) {
     const mock = await startMock({ latencyScale: 1, scenario: parseScenario(JSON.stringify(slowScenario), 'slow.json') });
     try {
@@ -432,7 +435,7 @@ atTerminal(`bin.ts at a terminal: Ctrl-C while the model answers is said at once
   }
 });
 
-atTerminal(`--live at a terminal: Ctrl-C stops the run there, as a signal would, and removes its workspace${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`--live at a terminal: Ctrl-C stops the run there, as a signal would, and removes its workspace`, async () => {
   const mock = await startMock({ latencyScale: 1, scenario: parseScenario(JSON.stringify(slowScenario), 'slow.json') });
   const dir = mkdtempSync(path.join(tmpdir(), 'bin-live-ctrl-c-'));
   try {
@@ -452,7 +455,7 @@ atTerminal(`--live at a terminal: Ctrl-C stops the run there, as a signal would,
   }
 });
 
-atTerminal(`a long session at a terminal: prompt after prompt, no listener piles up (Node warns past ten)${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`a long session at a terminal: prompt after prompt, no listener piles up (Node warns past ten)`, async () => {
   await withBinBundle('04-cli-sessions', async (bundle, work) => {
     // /clear needs no model: twelve prompts answered at once, then Ctrl-D.
     let prompts = 0;
@@ -476,7 +479,7 @@ atTerminal(`a long session at a terminal: prompt after prompt, no listener piles
 // are put one at a time, each answered by the line typed while it is on screen. readline's
 // question() drops a second question asked while one waits: it was never shown, and its
 // sub-agent waited for good.
-atTerminal(`two sub-agents asking at once at a terminal: each question is shown and gets its own answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`two sub-agents asking at once at a terminal: each question is shown and gets its own answer`, async () => {
   const shell = (command: string) => ({ name: 'run_shell', input: { command } });
   const scenario = parseScenario(JSON.stringify({ title: 'two ask', prompts: ['unused'], tracks: {
     main: { turns: [
@@ -506,7 +509,7 @@ atTerminal(`two sub-agents asking at once at a terminal: each question is shown 
   expect(code, JSON.stringify(out)).toBe(0);
 });
 
-atTerminal(`chapter 15 at a terminal: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`chapter 15 at a terminal: a stopped agent's question on screen is taken back, and the stop waits for no answer`, async () => {
   // The stop-withdraws case's model: the main agent launches a tidier and asks to run ls;
   // the tidier asks to write a file; once ls has run, the main agent stops the tidier.
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'));
@@ -539,7 +542,7 @@ it('screenOf: a waiting line cleared and drawn again below new text shows once, 
   expect(screenOf('abc\x1b[2DZ')).toEqual(['aZc']);
 });
 
-atTerminal(`chapter 15 at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`chapter 15 at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after`, async () => {
   // stop-withdraws, with the stop a second and a half late: time for the person to type "y"
   // at the tidier's question, without Enter, before it is withdrawn. Left in readline's line,
   // that "y" began the next line typed: here an empty prompt became the prompt "y".
@@ -569,7 +572,7 @@ atTerminal(`chapter 15 at a terminal: what was typed toward a withdrawn question
   expect(requests('main').length, plain).toBe(3);
 });
 
-atTerminal(`--live at a terminal, chapter 15: a stopped agent's question on screen is taken back, and the stop waits for no answer${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`--live at a terminal, chapter 15: a stopped agent's question on screen is taken back, and the stop waits for no answer`, async () => {
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'));
   const mock = await startMock({ latencyScale: 0, scenario });
   try {
@@ -596,7 +599,7 @@ atTerminal(`--live at a terminal, chapter 15: a stopped agent's question on scre
   }
 });
 
-atTerminal(`chapter 15 at a terminal: a background agent that asks a dozen questions in one run leaves no listener behind on its signal, and what the main agent prints meanwhile goes above the question${withoutTerminal ? ` (skipped: ${withoutTerminal})` : ''}`, async () => {
+atTerminal(`chapter 15 at a terminal: a background agent that asks a dozen questions in one run leaves no listener behind on its signal, and what the main agent prints meanwhile goes above the question`, async () => {
   // Each question waits on the agent's signal (it is withdrawn should the agent be stopped);
   // answered, it lets go of it. Past ten left on one signal, Node warns of a leak.
   const commands = Array.from({ length: 12 }, (_, i) => `echo step-${i + 1}`);
