@@ -112,11 +112,15 @@ it('--help describes every option and the exit codes, exit 0, nothing measured',
 });
 
 // What --by-file adds up: a child's CPU, its kernel share and its page faults reach the parent
-// once it is waited for. The child here fills 64 MB, so it must map at least 16,384 pages.
+// once it is waited for. The child here fills 64 MB, so it must map at least 16,384 pages (the
+// kernel's work); then it spins for 100 ms in its own code (user time), so that the kernel's
+// share is plainly less than the whole: filling alone is nearly all kernel time, and the
+// kernel's tick sampling once put every tick of it there.
 const processCpu = readProcessCpu as () => { self: number; children: number; childrenSystem: number; childrenFaults: number } | undefined;
 it.runIf(linux)('processCpu counts a child waited for: its CPU, the kernel\'s share of it, and its minor page faults', () => {
+  processCpu();   // its first call asks getconf for the clock's tick: a child of its own, not counted here
   const before = processCpu()!;
-  const r = spawnSync(process.execPath, ['-e', 'Buffer.alloc(64 * 1024 * 1024, 1)'], { stdio: 'ignore' });
+  const r = spawnSync(process.execPath, ['-e', 'Buffer.alloc(64 * 1024 * 1024, 1); for (const t = Date.now(); Date.now() - t < 100;);'], { stdio: 'ignore' });
   expect(r.status).toBe(0);
   const after = processCpu()!;
   expect(after.childrenFaults - before.childrenFaults).toBeGreaterThanOrEqual(16_384);
