@@ -32,10 +32,11 @@ import vm from 'node:vm';
 /** Every .ts file the runner and the snapshots are made of (not src/agent: it is all chapters at once). */
 function sources(root) {
   const files = [];
+  const agent = path.join(root, 'src', 'agent');
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) { if (full !== path.join(root, 'src', 'agent')) walk(full); }
+      const full = `${dir}${path.sep}${entry.name}`;
+      if (entry.isDirectory()) { if (full !== agent) walk(full); }
       else if (entry.name.endsWith('.ts')) files.push(full);
     }
   };
@@ -127,10 +128,11 @@ export async function compiled(root) {
   // This file's own text is part of the key: a change to how bundles are built rebuilds them.
   const hash = createHash('sha256').update(`${process.version}\n`).update(readFileSync(fileURLToPath(import.meta.url)));
   const stamps = new Map();   // file -> "size mtime", as the bundles were built from
+  const under = path.join(root, 'src').length - 'src'.length;   // where a path below root starts
   for (const f of files) {
     const s = statSync(f);
     stamps.set(f, `${s.size} ${s.mtimeMs}`);
-    hash.update(`${path.relative(root, f)} ${stamps.get(f)}\n`);
+    hash.update(`${f.slice(under)} ${stamps.get(f)}\n`);
   }
   const key = hash.digest('hex').slice(0, 16);
   const cacheRoot = path.join(root, 'node_modules', '.cache', 'subagents-run');
