@@ -13,9 +13,10 @@ let ticks;   // clock ticks per second, asked once
  */
 export function processCpu() {
   try {
+    // Asked before the reading: getconf is a child too, and its CPU belongs before it.
+    ticks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
     return {
       self: (Number(f[11]) + Number(f[12])) / ticks,
       children: (Number(f[13]) + Number(f[14])) / ticks,
