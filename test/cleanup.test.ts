@@ -16,6 +16,7 @@ import { ROOT } from '../src/runner/scenarios.ts';
 import { cleanupNow, makeTempDir, onExit, processesIn, release, removeFolder, removeWorktreesOf, stopProcessesIn, track, trackChild, trackWorktree } from '../src/runner/cleanup.ts';
 import { loadScenarioFile, scenarioFile } from '../src/runner/scenarios.ts';
 import { findChapter } from '../src/chapters.ts';
+import { typeErrors } from '../src/runner/typecheck.ts';
 import { startMock } from '../src/mock/index.ts';
 import { WORKER_ENV, runInProcess } from './cli-helpers.ts';
 import { tracked } from './children.ts';
@@ -200,7 +201,10 @@ async function runWithHandlers(lines: string[], label: string): Promise<{ code: 
 /**
  * A copy of chapter 1 in a scratch folder of the project, its main.ts running `code` (given
  * the folder) right after it makes its session, with `imports` above the file's own: the
- * folder, and that main.ts.
+ * folder, and that main.ts. Code that does not name the folder is the same in every test
+ * run, so the type check --check runs beside the scenarios finds it clean from an earlier
+ * run (typecheck.ts) instead of starting the compiler; a file it writes can be named by the
+ * run's environment instead (MARK).
  */
 function chapterOneWith(prefix: string, code: (dir: string) => string, imports = ''): { dir: string; main: string } {
   const dir = makeProjectScratch(ROOT, prefix);
@@ -210,16 +214,23 @@ function chapterOneWith(prefix: string, code: (dir: string) => string, imports =
   return { dir, main };
 }
 
+/** The variable that names, to chapterOneWith's code, the file it writes its mark to. */
+const MARK = 'CLEANUP_TEST_MARK';
+
 describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // `while (true) {}` holds the thread: no timer, no signal handler can run. The watchdog
   // thread sees the heartbeat stop, says so naming the scenario, removes the temp folder and
   // ends the process group (watchdog.ts). Its wait is shortened here from 15 s to 1 s.
   // The loop here sleeps in Atomics.wait at each turn: it holds the thread just the same (no
   // turn of the event loop, ever), without keeping a core busy for the second it takes.
+  // A run stopped this way never gets to remember that its type check found the code clean,
+  // so each would start the compiler again: the code is checked here first, once (after
+  // the first test run, the compiler's verdict on this same code is remembered).
   it('chapter code that never yields is stopped by the watchdog: one line naming the scenario, killed, nothing left behind', async () => {
     const loop = 'const nobody = new Int32Array(new SharedArrayBuffer(4));\n  while (Date.now() > 0) { Atomics.wait(nobody, 0, 0, 50); /* a loop that never ends */ }';
     const { dir, main } = chapterOneWith('loop-', () => `  ${loop}`);
     try {
+      expect(await typeErrors(ROOT, dir)).toEqual([]);
       const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
       expect(r.signal).toBe('SIGKILL');
       expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?): stopped, and its temp folder removed\n');
@@ -236,6 +247,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       // The same loop at a file's top level runs while the code loads, before the session
       // starts: loading is watched too (it was not, and SIGTERM went unanswered for good).
       writeFileSync(main, `${readFileSync(main, 'utf8').replace(`\n  ${loop}`, '')}\n${loop}\n`);
+      expect(await typeErrors(ROOT, dir)).toEqual([]);
       const atLoad = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
       expect(atLoad.signal).toBe('SIGKILL');
       expect(atLoad.stderr).toMatch(/\n✖ scenarios\/01-agent-loop\/demo\.json: the code ran 1 s without letting anything else run/);
@@ -289,16 +301,16 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // first made the temp folder again, and it stayed after the check.
   it('a write into a finished run\'s workspace, from code the run did not wait for, leaves nothing behind once the check ends', async () => {
     // Once the run is over and its folder gone, the timer writes there, and leaves a mark here.
-    const { dir } = chapterOneWith('late-', (here) => [
+    const { dir } = chapterOneWith('late-', () => [
       '  const waiting = setInterval(() => {',
       '    if (existsSync(host.cwd)) return;',
       '    clearInterval(waiting);',
       '    mkdirSync(`${host.cwd}/late/by/a/timer`, { recursive: true });',
-      `    writeFileSync(${JSON.stringify(path.join(here, 'wrote-late'))}, '');`,
+      `    writeFileSync(String(process.env.${MARK}), '');`,
       '  }, 2);',
     ].join('\n'), "import { existsSync, mkdirSync, writeFileSync } from 'node:fs';\n");
     try {
-      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)]);
+      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { [MARK]: path.join(dir, 'wrote-late') });
       expect(r.stdout).toContain('passes all 3 scenarios');
       expect(existsSync(path.join(dir, 'wrote-late')), 'the late write never happened: nothing was tested').toBe(true);
       expect(r.left).toEqual([]);
@@ -311,8 +323,10 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // command waiting after "All done", for good; a promise it never awaited, rejected once its
   // run was over, ended a passed check with exit 1.
   it('a passing check whose code leaves an interval running and a promise rejected after its run: the verdict, exit 0, at once', async () => {
-    // The last run's promise is rejected as soon as that run's folder is gone: while the
-    // type check finishes, or once the verdict is printed.
+    // The last run's promise is rejected as soon as that run's folder is gone, while the type
+    // check finishes: the code names its own folder, so that check is never one remembered
+    // from an earlier test run. (Without the compiler to wait for, the command ends as soon as
+    // its verdict is out, before the rejection's moment comes: nothing would be tested.)
     const { dir } = chapterOneWith('pending-', (here) => [
       '  setInterval(() => {}, 1000);',
       '  const runs = (globalThis as { runs?: number }).runs = ((globalThis as { runs?: number }).runs ?? 0) + 1;',
