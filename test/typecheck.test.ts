@@ -4,12 +4,15 @@
 
 import { it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { COMPILER_OPTIONS, compilerCommand, compilerEnv, typeErrors } from '../src/runner/typecheck.ts';
 import { codeFiles } from '../src/runner/code-files.ts';
 import { makeProjectScratch } from './temp-guard.ts';
+
+/** A name no earlier test run wrote: code holding it is new to every cache. */
+const uniqueName = () => `made${process.pid}at${Date.now()}n${Math.random().toString(36).slice(2, 8)}`;
 
 it('the whole project type-checks (tsc --noEmit, strict)', () => {
   const [program, ...before] = compilerCommand(ROOT)!;
@@ -41,19 +44,55 @@ it("--check's compiler options are tsconfig.json's: a snapshot clean here is cle
   expect(fromFlags).toEqual(project);
 });
 
-it('--check remembers a folder found clean, never one with errors: an error made after a clean check is reported', async () => {
+// The errors here are ones no earlier test run made (a name of this run's own): the compiler
+// runs for them, so the way its output is read is tested every time, not a verdict remembered.
+// One of them quotes the folder's path: that verdict is not kept, as it is this copy's alone.
+it("--check remembers a folder's verdict by its files: an error made after a clean check is reported, and the fix is clean again", async () => {
   const dir = makeProjectScratch(ROOT, 'typecheck-');
+  const cache = path.join(ROOT, 'node_modules', '.cache', 'subagents-check');
   try {
     cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
     expect(await typeErrors(ROOT, dir)).toEqual([]);
     const main = path.join(dir, 'main.ts');
     const clean = readFileSync(main, 'utf8');
-    writeFileSync(main, `${clean}\nexport const notANumber: number = 'one';\n`);
+    writeFileSync(main, `${clean}\nexport const ${uniqueName()}: number = 'one';\nimport type { Missing } from '${path.join(dir, 'agent.ts')}';\n`);
+    const before = new Set(readdirSync(cache));
     const errors = await typeErrors(ROOT, dir);
-    expect(errors.map((e) => `${path.basename(e.file)}: ${e.message}`)).toEqual(["main.ts: Type 'string' is not assignable to type 'number'."]);
+    expect(errors.map((e) => `${path.basename(e.file)}: ${e.message}`)).toEqual([
+      "main.ts: Type 'string' is not assignable to type 'number'.",
+      `main.ts: Module '"${path.join(dir, 'agent.ts')}"' has no exported member 'Missing'.`,
+    ]);
+    expect(readdirSync(cache).filter((f) => !before.has(f)).filter((f) => readFileSync(path.join(cache, f), 'utf8').includes('Missing'))).toEqual([]);
     writeFileSync(main, clean);
     expect(await typeErrors(ROOT, dir)).toEqual([]);
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+// What a verdict holds is read back, not the compiler asked again: the kept verdict is changed
+// on disk between the two checks, and the second check reports the change.
+it('a verdict with errors is remembered for the same files in another folder, each error named in that folder', async () => {
+  const [first, second] = [makeProjectScratch(ROOT, 'typecheck-'), makeProjectScratch(ROOT, 'typecheck-')];
+  const name = uniqueName();
+  let kept: string | undefined;
+  try {
+    for (const dir of [first, second]) {
+      cpSync(path.join(ROOT, 'steps/01-agent-loop'), dir, { recursive: true });
+      writeFileSync(path.join(dir, 'agent.ts'), `${readFileSync(path.join(dir, 'agent.ts'), 'utf8')}\nexport const ${name}: number = 'one';\n`);
+    }
+    const cache = path.join(ROOT, 'node_modules', '.cache', 'subagents-check');
+    const before = new Set(readdirSync(cache));
+    const errors = await typeErrors(ROOT, first);
+    expect(errors).toEqual([{ file: path.relative(process.cwd(), path.join(first, 'agent.ts')), line: expect.any(Number), column: 14, message: "Type 'string' is not assignable to type 'number'." }]);
+    // The verdict kept: the file is named from the folder, so it holds nothing of this copy's path.
+    const asKept = JSON.stringify([{ file: 'agent.ts', line: errors[0]!.line, column: 14, message: "Type 'string' is not assignable to type 'number'." }]);
+    kept = readdirSync(cache).filter((f) => !before.has(f)).map((f) => path.join(cache, f)).find((f) => readFileSync(f, 'utf8') === asKept);
+    expect(kept, 'no verdict was kept for the folder').toBeDefined();
+    writeFileSync(kept!, JSON.stringify([{ file: 'agent.ts', line: errors[0]!.line, column: 14, message: 'as kept' }]));
+    expect(await typeErrors(ROOT, second)).toEqual([{ file: path.relative(process.cwd(), path.join(second, 'agent.ts')), line: errors[0]!.line, column: 14, message: 'as kept' }]);
+  } finally {
+    for (const dir of [first, second]) rmSync(dir, { recursive: true, force: true });
+    if (kept) rmSync(kept, { force: true });
+  }
 });
 
 it('--check remembers a folder by every file below it: an error made in a subfolder after a clean check is reported', async () => {

@@ -2,18 +2,19 @@
 // loads TypeScript by stripping the types (esbuild), so a type error would otherwise run
 // and go unnoticed. It runs the project's own `typescript` on that folder's main.ts (and
 // what it imports: the folder's files, the SDK's types), with the compiler options of
-// tsconfig.json. A folder found clean is remembered (node_modules/.cache): the same files
-// again, under the same compiler, options and packages, are clean without a compiler run
-// (a --watch loop back to a clean state, a check run twice). Only "clean" is remembered:
-// errors are always the compiler's own, fresh. (The compiler's --incremental build info made
-// no re-check faster here, with TypeScript 7: about 0.5 s of CPU either way.)
+// tsconfig.json. A folder's verdict is remembered (node_modules/.cache): the same files
+// again, under the same compiler, options and packages, get the same answer without a
+// compiler run (a --watch loop back to a state it has seen, a check run twice, the same
+// edit in another copy of the folder): clean, or the errors the compiler found, by file
+// within the folder, line and column. (The compiler's --incremental build info made no
+// re-check faster here, with TypeScript 7: about 0.5 s of CPU either way.)
 //
 // What it is not: the project's type check (`npm run typecheck`, in the tests), or a
 // linter. Only errors are reported, one line each.
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { trackChild } from './cleanup.ts';
 import { codeFiles } from './code-files.ts';
@@ -77,8 +78,9 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
   const hash = createHash('sha256').update(`${COMPILER_OPTIONS.join(' ')}\0`);
   for (const file of ['package-lock.json', 'node_modules/typescript/package.json']) hash.update(existsSync(path.join(root, file)) ? readFileSync(path.join(root, file)) : '').update('\0');
   names.forEach((name, i) => hash.update(`${name}\0`).update(bytes[i]!).update('\0'));
-  const clean = outside ? undefined : path.join(cache, `clean-${hash.digest('hex')}`);
-  if (clean && existsSync(clean)) return [];
+  const verdict = outside ? undefined : path.join(cache, `verdict-${hash.digest('hex')}.json`);
+  const remembered = verdict === undefined ? undefined : rememberedVerdict(verdict, dir);
+  if (remembered) return remembered;
   // One compiler thread: the check runs beside the folder's scenarios (exercise-cli.ts starts
   // both at once), so the compiler's extra threads only compete with them for a core. A
   // chapter's folder checks in about the same wall time with a sixth less CPU (0.46 -> 0.39 s
@@ -96,7 +98,6 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
     child.on('error', reject);
     child.on('close', (status) => resolve({ output: text, code: status }));
   });
-  if (code === 0 && clean) writeFileSync(clean, '');
   const errors: TypeError[] = [];
   for (const line of output.split('\n')) {
     const m = /^(.+?)\((\d+),(\d+)\): error TS\d+: (.*)$/.exec(line.trim());
@@ -104,5 +105,43 @@ export async function typeErrors(root: string, dir: string): Promise<TypeError[]
     const file = path.relative(process.cwd(), path.resolve(root, m[1]!));
     errors.push({ file, line: Number(m[2]), column: Number(m[3]), message: m[4]! });
   }
+  // Remembered only when the compiler finished and every error it printed was read here.
+  const finished = code === 0 ? errors.length === 0 : code !== null && errors.length > 0 && errors.length === output.match(/error TS\d+/g)?.length;
+  if (verdict && finished) rememberVerdict(verdict, dir, errors);
   return errors;
+}
+
+/** How a verdict is kept: each error's file named from the folder, so that a copy of it elsewhere reads the same. */
+interface KeptError { file: string; line: number; column: number; message: string }
+
+/**
+ * The verdict kept at `file` for these files, as `typeErrors` returns it for the folder `dir`;
+ * undefined when none is kept (or it cannot be read: a verdict half-written by another
+ * process is no verdict).
+ */
+function rememberedVerdict(file: string, dir: string): TypeError[] | undefined {
+  let kept: KeptError[];
+  try { kept = JSON.parse(readFileSync(file, 'utf8')) as KeptError[]; } catch { return undefined; }
+  if (!Array.isArray(kept)) return undefined;
+  return kept.map((e) => ({ ...e, file: path.relative(process.cwd(), path.join(dir, e.file)) }));
+}
+
+/**
+ * Keep the verdict on the folder `dir`. Not when an error lies outside the folder or its
+ * message names the folder (a path the compiler quoted): that verdict belongs to this copy.
+ * Written under a name of its own, then renamed: a check running beside reads all of it or none.
+ */
+function rememberVerdict(file: string, dir: string, errors: TypeError[]): void {
+  const names = [path.resolve(dir), path.relative(process.cwd(), dir)].filter((name) => name !== '');
+  const kept: KeptError[] = [];
+  for (const e of errors) {
+    const within = path.relative(dir, path.resolve(e.file));
+    if (within.startsWith('..') || path.isAbsolute(within) || names.some((name) => e.message.includes(name))) return;
+    kept.push({ ...e, file: within });
+  }
+  const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    writeFileSync(partial, JSON.stringify(kept));
+    renameSync(partial, file);
+  } catch { /* not kept: the next check runs the compiler */ }
 }
