@@ -94,8 +94,10 @@ try {
       return { how: 'native import', load: () => import(pathToFileURL(path.join(dir, 'main.ts')).href) };
     });
   } else {
-    // Natively first, so that its modules skip the loader.
-    await shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
+    // Natively first, so that its modules skip the loader; but not where the runner is about
+    // to refuse the temp folder (below), which it does before anything needs the SDK.
+    const tempUsable = usableTempFolder(tmpdir());
+    if (tempUsable) await shareWithFoldersCompiledOnTheSpot(await import('@anthropic-ai/sdk'));
     // tsx keeps its disk cache in the temp folder (TMPDIR/tsx-UID), made as it compiles the
     // runner: before the runner can refuse a TMPDIR (src/runner/cleanup.ts, scratchRoot).
     // Where the runner will refuse it (no such folder, one it cannot write, or one inside a
@@ -105,7 +107,7 @@ try {
     // TMPDIR it was given, and refuses it with nothing made there. Should the system's
     // temp folder not do either, the cache stays in memory.
     const given = process.env.TMPDIR;
-    if (!usableTempFolder(tmpdir())) {
+    if (!tempUsable) {
       delete process.env.TMPDIR;
       if (!usableTempFolder(tmpdir())) process.env.TSX_DISABLE_CACHE = '1';
     }
