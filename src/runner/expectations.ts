@@ -276,21 +276,29 @@ function outOfOrder(text: string, parts: readonly string[]): string | undefined 
 }
 
 /**
- * The workspace repository's branches and linked worktrees, each read with one git call the
- * first time a check asks, for all the checks of the run: the run is over, and a scenario
- * has several `branch` checks.
+ * The workspace repository's branches, linked worktrees and files on a branch, each read with
+ * one git call the first time a check asks, for all the checks of the run: the run is over,
+ * and a scenario has several `branch` checks, often two of the same file (what it must hold,
+ * what it must not).
  */
 interface RepositoryAfterRun {
   branches(): Promise<string[]>;
   worktrees(): Promise<{ dir: string; branch: string }[]>;
+  file(branch: string, file: string): Promise<string | undefined>;
 }
 
 function repositoryAfterRun(workspace: string): RepositoryAfterRun {
   let branches: Promise<string[]> | undefined;
   let worktrees: Promise<{ dir: string; branch: string }[]> | undefined;
+  const files = new Map<string, Promise<string | undefined>>();
   return {
     branches: () => (branches ??= branchesOf(workspace)),
     worktrees: () => (worktrees ??= worktreesOf(workspace)),
+    file: (branch, file) => {
+      const key = `${branch}\0${file}`;
+      if (!files.has(key)) files.set(key, fileInBranch(workspace, branch, file));
+      return files.get(key)!;
+    },
   };
 }
 
@@ -525,7 +533,7 @@ async function checkOne(exp: Expectation, scenario: Scenario, seen: Observed, re
     if (b.exists === false) return exists ? `the branch ${b.name} exists but should not` : true;
     if (!exists) return `there is no branch ${b.name} (branches: ${branches.join(', ')})`;
     if (b.path === undefined) return true;
-    const content = await fileInBranch(seen.workspace, b.name, b.path);
+    const content = await repo.file(b.name, b.path);
     if (content === undefined) return `the branch ${b.name} has no file ${b.path}`;
     if (b.includes !== undefined && !content.includes(b.includes)) return `${b.path} on branch ${b.name} lacks "${visible(b.includes)}": "${near(content, b.includes)}"`;
     if (b.excludes !== undefined && content.includes(b.excludes)) return `${b.path} on branch ${b.name} contains "${visible(b.excludes)}": "${around(content, b.excludes)}"`;
