@@ -580,8 +580,13 @@ atTerminal(`--live at a terminal, chapter 15: a stopped agent's question on scre
     const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--live', '--case', 'stop-withdraws'].map(quoted).join(' ');
     const { out, code } = await inTerminal(line, {
       cwd: ROOT, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label: 'run.mjs 15 --live, a question withdrawn',
-      // One answer only, to the main agent's ls, once the tidier's question has queued behind it.
-      react: (shown, keys) => { if (!typed && shown.includes('[y/N]')) { typed = true; setTimeout(() => keys.type('y\r'), 300); } },
+      // One answer only, to the main agent's ls, once the tidier's question has queued behind it:
+      // 0.3 s after the tidier got its answer from the model (a set time from the ls question
+      // alone was sometimes too short on a busy machine: the stop came before the tidier asked).
+      react: (shown, keys) => {
+        const tidierAnswered = mock.events.some((e) => e.type === 'response' && e.track === 'tidier');
+        if (!typed && shown.includes('[y/N]') && tidierAnswered) { typed = true; setTimeout(() => keys.type('y\r'), 300); }
+      },
     });
     const plain = out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
     const question = plain.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');

@@ -589,8 +589,11 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a stopped agent\'s 
   let step = 0;
   const { out, code } = await inTerminal(line, { cwd: ROOT, env: { NO_COLOR: '1' }, label: 'run.mjs 15 --repl --case stop-withdraws', react: (shown, keys) => {
     if (step === 0 && shown.includes('you ▸ ')) { step = 1; keys.type('Tidy up in the background, then stop it.\r'); }
-    // One answer only, to the main agent's ls, once the tidier's question has queued behind it.
-    if (step === 1 && shown.includes('[y/N]')) { step = 2; setTimeout(() => keys.type('y\r'), 300); }
+    // One answer only, to the main agent's ls, once the tidier's question has queued behind it:
+    // a second after the ls question, for the tidier's request to the model and its question
+    // (the terminal shows one question at a time, so nothing on it says when that is; 0.3 s
+    // was sometimes too short on a busy machine, and the stop came before the tidier asked).
+    if (step === 1 && shown.includes('[y/N]')) { step = 2; setTimeout(() => keys.type('y\r'), 1000); }
     if (step === 2 && shown.includes('nothing of it ran')) { step = 3; keys.end('\u0004'); }
   } });
   // The question, then (the main agent's own lines may come between) the line that takes it back.

@@ -4,9 +4,9 @@
 // "run: ls". A yes to that would write the file, .git/config included (an edit there always
 // asks), and git runs what that file says.
 
-import { it, expect, afterEach } from 'vitest';
+import { describe, it, expect, afterEach } from 'vitest';
 import { Chalk } from 'chalk';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,4 +60,38 @@ it('a scripted yes to a question that hid what it asks about is a no: the comman
   // The transcript says whose no it was: not the scenario's, which said yes.
   const shown = renderTranscript(r.events, { color: new Chalk({ level: 0 }), scenario, asked: r.asked }).filter((l) => l.includes('? allow '));
   expect(shown).toEqual(['main ? allow run: echo made > made.txt? no (the runner\'s: the question did not show "rm -rf build")']);
+});
+
+// Two agents' questions in a scenario's order (chapter 15's stop cases): the main agent asks
+// first, a background agent's question comes behind it, and the person answers the first one
+// only once the second is there (after_asked), instead of after a time the other agent might
+// outlast on a busy machine. Here the background agent takes 0.8 s to ask; the person's 0.3 s
+// alone would answer first, and the stop would come before that question was ever asked.
+describe.concurrent('an answer that waits for another question (after_asked)', () => {
+  const stopWithdraws = (edit: (s: { answers: Record<string, unknown>[]; tracks: { tidier: { turns: Record<string, unknown>[] } } }) => void) => {
+    const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'), 'utf8'));
+    edit(json);
+    return parseScenario(JSON.stringify(json), 'stop-withdraws-slow.json');
+  };
+  const chapter15 = path.join(ROOT, 'steps', '15-background-agents');
+
+  it('is given once the other question is asked, however late: the stop then finds that question waiting', async () => {
+    const slow = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; });
+    const r = await runChapter({ codeDir: chapter15, scenario: slow, latencyScale: 1 });
+    expect(r.failures).toEqual([]);
+    expect(r.asked?.map((q) => [q.tool, q.withdrawn ?? false])).toEqual([['run_shell', false], ['write_file', true]]);
+    expect(r.ok).toBe(true);
+    // Without it, the same person answers after 0.3 s, and the agent is stopped before it asks.
+    const timed = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; delete s.answers[0]!.after_asked; });
+    const raced = await runChapter({ codeDir: chapter15, scenario: timed, latencyScale: 1 });
+    expect(raced.asked?.map((q) => q.tool)).toEqual(['run_shell']);
+    expect(raced.failures).toContain("the scenario's answer for write_file (allow: true) was never asked for");
+  });
+
+  it('a question waited for that never comes: the person answers after 3 s all the same, and the scenario fails saying so', async () => {
+    const never = stopWithdraws((s) => { s.answers[0]!.after_asked = 'edit_file'; s.answers.splice(1, 0, { tool: 'edit_file', allow: true }); });
+    const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0 });
+    expect(r.failures).toContain('the answer for run_shell waits for a question for edit_file too, and none was asked within 3 s');
+    expect(r.ok).toBe(false);
+  });
 });

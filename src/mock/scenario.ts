@@ -540,7 +540,7 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.answers as unknown[]).forEach((a, i) => {
       const p = `$.answers[${i}]`;
       const o = object(a, p, 'a permission answer {tool, allow}');
-      fields(o, p, ['tool', 'allow', 'shows', 'after_ms', 'asker', 'withdrawn']);
+      fields(o, p, ['tool', 'allow', 'shows', 'after_ms', 'after_asked', 'asker', 'withdrawn']);
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
       const allow = required(o, 'allow', p, 'whether the user allows the call');
       if (allow !== null && typeof allow !== 'boolean') fail(`${p}.allow`, `expected true (allow), false (deny) or null (no answer: the input ended), got ${typeName(allow)}`);
@@ -548,6 +548,12 @@ export function parseScenario(text: string, file: string): Scenario {
       if ('asker' in o) nonEmpty(o.asker, `${p}.asker`, 'text the question must name as who asks');
       if ('after_ms' in o && (typeof o.after_ms !== 'number' || !(o.after_ms >= 0 && o.after_ms <= MAX_ANSWER_MS))) {
         fail(`${p}.after_ms`, `expected a number of milliseconds from 0 to ${MAX_ANSWER_MS} (how long the person takes to answer), got ${shown(o.after_ms)}`);
+      }
+      if ('after_asked' in o) {
+        nonEmpty(o.after_asked, `${p}.after_asked`, 'the tool whose question this answer waits for');
+        // The question waited for is asked after this one, so it takes a later answer.
+        const later = (root.answers as unknown[]).slice(i + 1).some((b) => typeof b === 'object' && b !== null && (b as { tool?: unknown }).tool === o.after_asked);
+        if (!later) fail(`${p}.after_asked`, `waits for a question for ${shown(o.after_asked)}, but no later answer is for that tool: give the answer it will need after this one`);
       }
       if ('withdrawn' in o) {
         boolean(o.withdrawn, `${p}.withdrawn`, 'whether the question must be withdrawn before the person answers');

@@ -54,6 +54,10 @@ export interface PermissionAnswer {
   shows?: string;
   /** Real milliseconds the person takes to answer (not skipped by --no-latency: no model's time). */
   after_ms?: number;
+  /** A tool: the person answers only once a question for it has been asked too (another agent's,
+   *  waiting behind this one), after_ms counted from then. Two agents' questions then come in the
+   *  scenario's order however long the other agent takes to ask, instead of racing a timer. */
+  after_asked?: string;
   /** Text the question must name as who asks (a sub-agent: its type and task), chapter 11 on. */
   asker?: string;
   /** true: the person's terminal takes a question back, as bin.ts, --repl and --live do, and the

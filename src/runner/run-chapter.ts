@@ -178,6 +178,9 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
 }
 
 /** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn). */
+/** How long an answer that waits for another question (after_asked) waits at most: past it, the person answers, and the scenario fails. */
+const AFTER_ASKED_LIMIT_MS = 3_000;
+
 function personTakes(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
@@ -203,7 +206,28 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const answers = [...(opts.scenario.answers ?? [])];
   const problems: string[] = [];
   const asked: AskedQuestion[] = [];
+  // Answers waiting for a question for another tool to be asked too (after_asked), by that tool.
+  const waitingFor = new Map<string, (() => void)[]>();
+  /** Resolves true once a question for `tool` is asked, false after AFTER_ASKED_LIMIT_MS or once `signal` aborts. */
+  const questionFor = (tool: string, signal: AbortSignal | undefined) => new Promise<boolean>((resolve) => {
+    const waiters = waitingFor.get(tool) ?? [];
+    waitingFor.set(tool, waiters);
+    const finish = (came: boolean) => () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      const at = waiters.indexOf(onAsked);
+      if (at >= 0) waiters.splice(at, 1);
+      resolve(came);
+    };
+    const onAsked = finish(true);
+    const onAbort = finish(false);
+    const timer = setTimeout(finish(false), AFTER_ASKED_LIMIT_MS);
+    waiters.push(onAsked);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
   const ask = async (question: { tool: string; input?: unknown; summary?: string; from?: string; signal?: AbortSignal }): Promise<boolean | undefined> => {
+    for (const waiting of [...(waitingFor.get(question.tool) ?? [])]) waiting();
     const next = answers.shift();
     const answer = (allow: boolean | undefined, refusedBecause?: string, withdrawn = false) => {
       asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow, refusedBecause, ...(withdrawn && { withdrawn }) });
@@ -232,6 +256,10 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     // question whose agent is stopped meanwhile (its signal, chapter 15) is withdrawn, the answer
     // is used up, and the agent is told by the rejection. Unmarked, the person answers whatever
     // happened meanwhile, as a terminal that cannot take a question back would let them.
+    // One who waits for another question (after_asked) to be on screen too, and only then takes their time.
+    if (next.after_asked !== undefined && !(await questionFor(next.after_asked, next.withdrawn ? question.signal : undefined)) && !question.signal?.aborted) {
+      problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${AFTER_ASKED_LIMIT_MS / 1000} s`);
+    }
     if (next.after_ms) await personTakes(next.after_ms, next.withdrawn ? question.signal : undefined);
     if (next.withdrawn && question.signal?.aborted) {
       answer(undefined, undefined, true);
