@@ -95,3 +95,42 @@ describe.concurrent('an answer that waits for another question (after_asked)', (
     expect(r.ok).toBe(false);
   });
 });
+
+// The late yes of chapter 15's stop-asking: it must come after the stop, however long the main
+// agent takes to get there. Here its stop comes 1.5 s late; a person who answers a second
+// after the question would answer first, and the file would be written.
+describe.concurrent('an answer that comes once the agent that asks is stopped (after_stopped)', () => {
+  type Json = { answers: Record<string, unknown>[]; tracks: { main: { turns: Record<string, unknown>[] } } };
+  const stopAsking = (edit: (s: Json) => void) => {
+    const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-asking.json'), 'utf8')) as Json;
+    edit(json);
+    return parseScenario(JSON.stringify(json), 'stop-asking-late.json');
+  };
+  const chapter15 = path.join(ROOT, 'steps', '15-background-agents');
+  const lateStop = (s: Json) => { s.tracks.main.turns[1]!.latency_ms = 1500; };
+
+  it('is given after the stop, however late the stop: the yes runs nothing', async () => {
+    const r = await runChapter({ codeDir: chapter15, scenario: stopAsking(lateStop), latencyScale: 1, keep: true });
+    made.push(r.tempDir);
+    expect(r.failures).toEqual([]);
+    expect(existsSync(path.join(r.workspace, 'tidied.txt'))).toBe(false);
+    expect(r.ok).toBe(true);
+    // A set second instead: the yes comes before the stop, and the file is written.
+    const timed = await runChapter({ codeDir: chapter15, scenario: stopAsking((s) => { lateStop(s); delete s.answers[1]!.after_stopped; s.answers[1]!.after_ms = 1000; }), latencyScale: 1, keep: true });
+    made.push(timed.tempDir);
+    expect(existsSync(path.join(timed.workspace, 'tidied.txt'))).toBe(true);
+  });
+
+  it('an agent never stopped: the person answers after 3 s all the same, and the scenario fails saying so', async () => {
+    const never = stopAsking((s) => { s.tracks.main.turns[1] = { text: 'Letting it go on.' }; s.tracks.main.turns.splice(2); });
+    const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0 });
+    expect(r.failures).toContain('the answer for write_file comes once the agent that asks is stopped, and it was not stopped within 3 s');
+    expect(r.ok).toBe(false);
+  });
+
+  it("a question nothing can stop (the main agent's own): said at once", async () => {
+    const main = stopAsking((s) => { s.answers[0]!.after_stopped = true; });
+    const r = await runChapter({ codeDir: chapter15, scenario: main, latencyScale: 0 });
+    expect(r.failures).toContain('the answer for run_shell comes once the agent that asks is stopped, and nothing can stop the agent that asks');
+  });
+});

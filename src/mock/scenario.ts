@@ -540,7 +540,7 @@ export function parseScenario(text: string, file: string): Scenario {
     (root.answers as unknown[]).forEach((a, i) => {
       const p = `$.answers[${i}]`;
       const o = object(a, p, 'a permission answer {tool, allow}');
-      fields(o, p, ['tool', 'allow', 'shows', 'after_ms', 'after_asked', 'asker', 'withdrawn']);
+      fields(o, p, ['tool', 'allow', 'shows', 'after_ms', 'after_asked', 'after_stopped', 'asker', 'withdrawn']);
       nonEmpty(required(o, 'tool', p, 'the tool the permission prompt is about'), `${p}.tool`, 'a tool name');
       const allow = required(o, 'allow', p, 'whether the user allows the call');
       if (allow !== null && typeof allow !== 'boolean') fail(`${p}.allow`, `expected true (allow), false (deny) or null (no answer: the input ended), got ${typeName(allow)}`);
@@ -554,6 +554,11 @@ export function parseScenario(text: string, file: string): Scenario {
         // The question waited for is asked after this one, so it takes a later answer.
         const later = (root.answers as unknown[]).slice(i + 1).some((b) => typeof b === 'object' && b !== null && (b as { tool?: unknown }).tool === o.after_asked);
         if (!later) fail(`${p}.after_asked`, `waits for a question for ${shown(o.after_asked)}, but no later answer is for that tool: give the answer it will need after this one`);
+      }
+      if ('after_stopped' in o) {
+        boolean(o.after_stopped, `${p}.after_stopped`, 'whether the person answers only once the agent that asks is stopped');
+        // A withdrawn question is gone at the stop: no answer comes after it.
+        if (o.after_stopped === true && o.withdrawn === true) fail(`${p}.after_stopped`, 'a withdrawn question is taken back at the stop, so no answer comes after it: give one of the two');
       }
       if ('withdrawn' in o) {
         boolean(o.withdrawn, `${p}.withdrawn`, 'whether the question must be withdrawn before the person answers');

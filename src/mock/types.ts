@@ -58,6 +58,10 @@ export interface PermissionAnswer {
    *  waiting behind this one), after_ms counted from then. Two agents' questions then come in the
    *  scenario's order however long the other agent takes to ask, instead of racing a timer. */
   after_asked?: string;
+  /** true: the person answers only once the agent that asks has been stopped (chapter 15: the
+   *  question carries its signal), after_ms counted from then: a yes that comes too late,
+   *  whenever the stop comes, on a terminal that cannot take a question back. */
+  after_stopped?: boolean;
   /** Text the question must name as who asks (a sub-agent: its type and task), chapter 11 on. */
   asker?: string;
   /** true: the person's terminal takes a question back, as bin.ts, --repl and --live do, and the

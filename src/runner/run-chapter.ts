@@ -178,8 +178,20 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
 }
 
 /** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn). */
-/** How long an answer that waits for another question (after_asked) waits at most: past it, the person answers, and the scenario fails. */
-const AFTER_ASKED_LIMIT_MS = 3_000;
+/** How long an answer that waits for something (after_asked, after_stopped) waits at most: past it, the person answers, and the scenario fails. */
+const ANSWER_WAIT_LIMIT_MS = 3_000;
+
+/** Resolves true once `signal` aborts (at once if it has), false after ANSWER_WAIT_LIMIT_MS, or at once without a signal. */
+function stopOf(signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) return Promise.resolve(false);
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const finish = (stopped: boolean) => () => { clearTimeout(timer); signal.removeEventListener('abort', onAbort); resolve(stopped); };
+    const onAbort = finish(true);
+    const timer = setTimeout(finish(false), ANSWER_WAIT_LIMIT_MS);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 function personTakes(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
@@ -208,7 +220,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const asked: AskedQuestion[] = [];
   // Answers waiting for a question for another tool to be asked too (after_asked), by that tool.
   const waitingFor = new Map<string, (() => void)[]>();
-  /** Resolves true once a question for `tool` is asked, false after AFTER_ASKED_LIMIT_MS or once `signal` aborts. */
+  /** Resolves true once a question for `tool` is asked, false after ANSWER_WAIT_LIMIT_MS or once `signal` aborts. */
   const questionFor = (tool: string, signal: AbortSignal | undefined) => new Promise<boolean>((resolve) => {
     const waiters = waitingFor.get(tool) ?? [];
     waitingFor.set(tool, waiters);
@@ -221,7 +233,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     };
     const onAsked = finish(true);
     const onAbort = finish(false);
-    const timer = setTimeout(finish(false), AFTER_ASKED_LIMIT_MS);
+    const timer = setTimeout(finish(false), ANSWER_WAIT_LIMIT_MS);
     waiters.push(onAsked);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
@@ -258,7 +270,11 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     // happened meanwhile, as a terminal that cannot take a question back would let them.
     // One who waits for another question (after_asked) to be on screen too, and only then takes their time.
     if (next.after_asked !== undefined && !(await questionFor(next.after_asked, next.withdrawn ? question.signal : undefined)) && !question.signal?.aborted) {
-      problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${AFTER_ASKED_LIMIT_MS / 1000} s`);
+      problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${ANSWER_WAIT_LIMIT_MS / 1000} s`);
+    }
+    // One who answers only once the agent that asks has been stopped (after_stopped): a yes too late.
+    if (next.after_stopped && !(await stopOf(question.signal))) {
+      problems.push(`the answer for ${question.tool} comes once the agent that asks is stopped, and ${question.signal ? `it was not stopped within ${ANSWER_WAIT_LIMIT_MS / 1000} s` : 'nothing can stop the agent that asks'}`);
     }
     if (next.after_ms) await personTakes(next.after_ms, next.withdrawn ? question.signal : undefined);
     if (next.withdrawn && question.signal?.aborted) {
