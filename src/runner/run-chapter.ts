@@ -177,7 +177,6 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
   }
 }
 
-/** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn). */
 /** How long an answer that waits for something (after_asked, after_stopped) waits at most: past it, the person answers, and the scenario fails. */
 const ANSWER_WAIT_LIMIT_MS = 3_000;
 
@@ -193,6 +192,7 @@ function stopOf(signal: AbortSignal | undefined): Promise<boolean> {
   });
 }
 
+/** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn). */
 function personTakes(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
@@ -263,11 +263,6 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       problems.push(`the agent asked permission for ${question.tool} without naming ${JSON.stringify(next.asker)} as who asks (the question named ${question.from === undefined ? 'nobody' : JSON.stringify(question.from.slice(0, 120))})`);
       return answer(false, `the question did not name ${JSON.stringify(next.asker)} as who asks`);
     }
-    // A person who takes a while (after_ms): what the session does meanwhile goes on. An answer
-    // marked withdrawn plays a terminal that takes a question back (bin.ts, --repl, --live): a
-    // question whose agent is stopped meanwhile (its signal, chapter 15) is withdrawn, the answer
-    // is used up, and the agent is told by the rejection. Unmarked, the person answers whatever
-    // happened meanwhile, as a terminal that cannot take a question back would let them.
     // One who waits for another question (after_asked) to be on screen too, and only then takes their time.
     if (next.after_asked !== undefined && !(await questionFor(next.after_asked, next.withdrawn ? question.signal : undefined)) && !question.signal?.aborted) {
       problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${ANSWER_WAIT_LIMIT_MS / 1000} s`);
@@ -276,6 +271,11 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     if (next.after_stopped && !(await stopOf(question.signal))) {
       problems.push(`the answer for ${question.tool} comes once the agent that asks is stopped, and ${question.signal ? `it was not stopped within ${ANSWER_WAIT_LIMIT_MS / 1000} s` : 'nothing can stop the agent that asks'}`);
     }
+    // A person who takes a while (after_ms): what the session does meanwhile goes on. An answer
+    // marked withdrawn plays a terminal that takes a question back (bin.ts, --repl, --live): a
+    // question whose agent is stopped meanwhile (its signal, chapter 15) is withdrawn, the answer
+    // is used up, and the agent is told by the rejection. Unmarked, the person answers whatever
+    // happened meanwhile, as a terminal that cannot take a question back would let them.
     if (next.after_ms) await personTakes(next.after_ms, next.withdrawn ? question.signal : undefined);
     if (next.withdrawn && question.signal?.aborted) {
       answer(undefined, undefined, true);
