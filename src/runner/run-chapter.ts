@@ -180,19 +180,7 @@ export async function runChapter(opts: RunOptions): Promise<RunResult> {
 /** How long an answer that waits for something (after_asked, after_stopped) waits at most: past it, the person answers, and the scenario fails. */
 const ANSWER_WAIT_LIMIT_MS = 3_000;
 
-/** Resolves true once `signal` aborts (at once if it has), false after ANSWER_WAIT_LIMIT_MS, or at once without a signal. */
-function stopOf(signal: AbortSignal | undefined): Promise<boolean> {
-  if (!signal) return Promise.resolve(false);
-  if (signal.aborted) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const finish = (stopped: boolean) => () => { clearTimeout(timer); signal.removeEventListener('abort', onAbort); resolve(stopped); };
-    const onAbort = finish(true);
-    const timer = setTimeout(finish(false), ANSWER_WAIT_LIMIT_MS);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn). */
+/** A person taking `ms` to answer: over early if `signal` aborts meanwhile (the question is withdrawn, or what they waited for came). */
 function personTakes(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
@@ -218,28 +206,24 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   const answers = [...(opts.scenario.answers ?? [])];
   const problems: string[] = [];
   const asked: AskedQuestion[] = [];
-  // Answers waiting for a question for another tool to be asked too (after_asked), by that tool.
-  const waitingFor = new Map<string, (() => void)[]>();
-  /** Resolves true once a question for `tool` is asked, false after ANSWER_WAIT_LIMIT_MS or once `signal` aborts. */
-  const questionFor = (tool: string, signal: AbortSignal | undefined) => new Promise<boolean>((resolve) => {
-    const waiters = waitingFor.get(tool) ?? [];
-    waitingFor.set(tool, waiters);
-    const finish = (came: boolean) => () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      const at = waiters.indexOf(onAsked);
-      if (at >= 0) waiters.splice(at, 1);
-      resolve(came);
-    };
-    const onAsked = finish(true);
-    const onAbort = finish(false);
-    const timer = setTimeout(finish(false), ANSWER_WAIT_LIMIT_MS);
-    waiters.push(onAsked);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  // Answers waiting for a question for another tool to be asked too (after_asked), by that
+  // tool: a question for it ends each of their waits.
+  const waitingFor = new Map<string, Set<AbortController>>();
+  /** true once a question for `tool` is asked; false after ANSWER_WAIT_LIMIT_MS, or once `signal` aborts. */
+  const questionFor = async (tool: string, signal: AbortSignal | undefined): Promise<boolean> => {
+    const came = new AbortController();
+    const waiting = waitingFor.get(tool) ?? new Set<AbortController>();
+    waitingFor.set(tool, waiting.add(came));
+    const stopped = () => came.abort();
+    if (signal?.aborted) stopped();
+    else signal?.addEventListener('abort', stopped, { once: true });
+    await personTakes(ANSWER_WAIT_LIMIT_MS, came.signal);
+    waiting.delete(came);
+    signal?.removeEventListener('abort', stopped);
+    return came.signal.aborted && !signal?.aborted;
+  };
   const ask = async (question: { tool: string; input?: unknown; summary?: string; from?: string; signal?: AbortSignal }): Promise<boolean | undefined> => {
-    for (const waiting of [...(waitingFor.get(question.tool) ?? [])]) waiting();
+    for (const waiter of waitingFor.get(question.tool) ?? []) waiter.abort();
     const next = answers.shift();
     const answer = (allow: boolean | undefined, refusedBecause?: string, withdrawn = false) => {
       asked.push({ tool: question.tool, input: question.input, summary: question.summary, from: question.from, allow, refusedBecause, ...(withdrawn && { withdrawn }) });
@@ -268,8 +252,9 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
       problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${ANSWER_WAIT_LIMIT_MS / 1000} s`);
     }
     // One who answers only once the agent that asks has been stopped (after_stopped): a yes too late.
-    if (next.after_stopped && !(await stopOf(question.signal))) {
-      problems.push(`the answer for ${question.tool} comes once the agent that asks is stopped, and ${question.signal ? `it was not stopped within ${ANSWER_WAIT_LIMIT_MS / 1000} s` : 'nothing can stop the agent that asks'}`);
+    if (next.after_stopped) {
+      if (question.signal) await personTakes(ANSWER_WAIT_LIMIT_MS, question.signal);
+      if (!question.signal?.aborted) problems.push(`the answer for ${question.tool} comes once the agent that asks is stopped, and ${question.signal ? `it was not stopped within ${ANSWER_WAIT_LIMIT_MS / 1000} s` : 'nothing can stop the agent that asks'}`);
     }
     // A person who takes a while (after_ms): what the session does meanwhile goes on. An answer
     // marked withdrawn plays a terminal that takes a question back (bin.ts, --repl, --live): a
