@@ -531,17 +531,6 @@ atTerminal(`chapter 15 at a terminal: a stopped agent's question on screen is ta
   expect(requests('tidier')).toHaveLength(1);
 });
 
-// The screen the terminal tests read (cli-helpers.ts): what readline's moves and erasures
-// leave, not every byte sent. Held to the codes it must know, so that a test reading it
-// cannot pass on a screen it misdrew.
-it('screenOf: a waiting line cleared and drawn again below new text shows once, where it was drawn last', () => {
-  const question = '\x1b[33m\nAllow run: ls? [y/N] \x1b[39m';
-  const out = `> go\r\n${question}y\x1b[1A\x1b[1G\x1b[0JStopping it.\r\n${question}y\x1b[1Dn\r\nnext\x1b[K`;
-  expect(screenOf(out)).toEqual(['> go', 'Stopping it.', '', 'Allow run: ls? [y/N] n', 'next']);
-  expect(screenOf('abc\x1b[2Dz\rX\x1b[2J')).toEqual(['']);
-  expect(screenOf('abc\x1b[2DZ')).toEqual(['aZc']);
-});
-
 atTerminal(`chapter 15 at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after`, async () => {
   // stop-withdraws, with the stop a second and a half late: time for the person to type "y"
   // at the tidier's question, without Enter, before it is withdrawn. Left in readline's line,
@@ -634,4 +623,16 @@ atTerminal(`chapter 15 at a terminal: a background agent that asks a dozen quest
   expect(out).toContain('All steps ran.');
   expect(out).not.toContain('MaxListenersExceededWarning');
   expect(code, out).toBe(0);
+});
+
+// The screen the terminal tests read (cli-helpers.ts): what readline's moves and erasures
+// leave, not every byte sent. Held to the codes it must know, so that a test reading it
+// cannot pass on a screen it misdrew. Last in the file: a test that is not side by side
+// with the others ends their group, and the terminal tests after it waited for those before.
+it('screenOf: a waiting line cleared and drawn again below new text shows once, where it was drawn last', () => {
+  const question = '\x1b[33m\nAllow run: ls? [y/N] \x1b[39m';
+  const out = `> go\r\n${question}y\x1b[1A\x1b[1G\x1b[0JStopping it.\r\n${question}y\x1b[1Dn\r\nnext\x1b[K`;
+  expect(screenOf(out)).toEqual(['> go', 'Stopping it.', '', 'Allow run: ls? [y/N] n', 'next']);
+  expect(screenOf('abc\x1b[2Dz\rX\x1b[2J')).toEqual(['']);
+  expect(screenOf('abc\x1b[2DZ')).toEqual(['aZc']);
 });

@@ -430,8 +430,8 @@ async function replInterrupted(presses: number): Promise<{ out: string; code: nu
   return { out: out.replaceAll('\r\n', '\n'), code, left };
 }
 
-describe.skipIf(withoutTerminal !== undefined)('--repl at a terminal, Ctrl-C while the agent works', () => {
-  it.concurrent('once: said at once, the prompt is answered all the same, then the session ends', async () => {
+describe.skipIf(withoutTerminal !== undefined).concurrent('--repl at a terminal, Ctrl-C while the agent works', () => {
+  it('once: said at once, the prompt is answered all the same, then the session ends', async () => {
     const r = await replInterrupted(1);
     expect(r.code, r.out).toBe(0);
     const said = r.out.indexOf('(Ctrl-C: no more prompts; the session ends once this one is answered. Ctrl-C again stops it now)');
@@ -443,7 +443,7 @@ describe.skipIf(withoutTerminal !== undefined)('--repl at a terminal, Ctrl-C whi
     expect(r.left).toEqual([]);
   });
 
-  it.concurrent('twice: the second stops the run there, exit 130, nothing left behind', async () => {
+  it('twice: the second stops the run there, exit 130, nothing left behind', async () => {
     const r = await replInterrupted(2);
     expect(r.code, r.out).toBe(130);
     expect(r.out).toContain('interrupted: the run is stopped and its temporary folder removed');
@@ -550,7 +550,7 @@ describe.concurrent('--repl, typed through a pipe, no API key', () => {
 // A background sub-agent (chapter 15) asks while the REPL's prompt waits: the line typed
 // answers the question on screen. It went to the waiting prompt instead, as a prompt for
 // the main agent, and the question kept waiting for a line typed after it.
-it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a background agent\'s question asked while the prompt waits gets the next line typed', async () => {
+it.skipIf(noTerminal() !== undefined).concurrent('--repl at a terminal: a background agent\'s question asked while the prompt waits gets the next line typed', async () => {
   const dir = makeProjectScratch(ROOT, 'repl-ask-');
   try {
     const file = path.join(dir, 'ask.json');
@@ -584,7 +584,7 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a background agent\
 
 // A background agent stopped while its question is on screen (chapter 15): the REPL takes the
 // question back and says so, and the main agent's stop_agent goes on without an answer.
-it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a stopped agent\'s question on screen is taken back, and the stop waits for no answer', async () => {
+it.skipIf(noTerminal() !== undefined).concurrent('--repl at a terminal: a stopped agent\'s question on screen is taken back, and the stop waits for no answer', async () => {
   const line = [process.execPath, path.join(ROOT, 'steps/run.mjs'), '15', '--repl', '--case', 'stop-withdraws'].map((w) => `'${w}'`).join(' ');
   let step = 0;
   const { out, code } = await inTerminal(line, { cwd: ROOT, env: { NO_COLOR: '1' }, label: 'run.mjs 15 --repl --case stop-withdraws', react: (shown, keys) => {
@@ -607,7 +607,7 @@ it.skipIf(noTerminal() !== undefined)('--repl at a terminal: a stopped agent\'s 
 // The same stop, a second and a half late: "y" typed at the tidier's question, without Enter,
 // before it is taken back. Left in readline's line, it began the next line typed, and an
 // empty prompt went to the main agent as "y".
-it.skipIf(noTerminal() !== undefined)('--repl at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after', async () => {
+it.skipIf(noTerminal() !== undefined).concurrent('--repl at a terminal: what was typed toward a withdrawn question goes with it, and answers nothing after', async () => {
   const dir = makeProjectScratch(ROOT, 'repl-withdrawn-');
   try {
     const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'), 'utf8')) as { tracks: { main: { turns: Record<string, unknown>[] } } };

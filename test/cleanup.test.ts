@@ -231,13 +231,13 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
     const { dir, main } = chapterOneWith('loop-', () => `  ${loop}`);
     try {
       expect(await typeErrors(ROOT, dir)).toEqual([]);
-      const r = await runIsolated(['1', '--check', path.relative(ROOT, dir)], undefined, { SUBAGENTS_STALL_MS: '1000' });
+      // As typed, and as a grader runs it (--json, side by side): a grader still gets its one
+      // report on stdout, the case that never finished, failed.
+      const [r, json] = await Promise.all([[], ['--json']].map((more) => runIsolated(['1', '--check', path.relative(ROOT, dir), ...more], undefined, { SUBAGENTS_STALL_MS: '1000' })));
       expect(r.signal).toBe('SIGKILL');
       expect(r.stderr).toBe('\n✖ scenarios/01-agent-loop/demo.json: the code ran 1 s without letting anything else run (a loop that never ends, or one that only awaits promises already settled?): stopped, and its temp folder removed\n');
       expect(r.left).toEqual([]);
       expect(r.processes).toEqual([]);
-      // A grader's --json still gets its one report on stdout: the case that never finished, failed.
-      const json = await runIsolated(['1', '--check', path.relative(ROOT, dir), '--json'], undefined, { SUBAGENTS_STALL_MS: '1000' });
       expect(json.signal).toBe('SIGKILL');
       const report = JSON.parse(json.stdout) as { ok: boolean; passed: number; scenarios: { case: string; ok: boolean; crash: string }[] };
       expect(report.ok).toBe(false);
@@ -525,7 +525,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   }, 60_000);
 });
 
-describe('--live, interrupted (the mock stands in for the API)', () => {
+describe.concurrent('--live, interrupted (the mock stands in for the API)', () => {
   it('SIGINT while the agent waits for an answer: workspace removed, exit 130', async () => {
     const scenario = await loadScenarioFile(scenarioFile(findChapter(13)!, 'demo'));
     const mock = await startMock({ scenario, latencyScale: 1 });
@@ -541,6 +541,53 @@ describe('--live, interrupted (the mock stands in for the API)', () => {
   }, 60_000);
 });
 
+// Not side by side with the runs above, nor with the TMPDIR cases below: cleanupNow empties
+// this worker's whole registry, and those cases set TMPDIR for the worker while they run.
+describe('the registry', () => {
+  // cleanupNow empties the registry of this whole test worker; the runs of other test files
+  // have released what they made by the time they returned, so only this test's things are left.
+  it('removes what is still registered: hooks first, then processes, worktrees and folders', async () => {
+    const dir = mkdtempSync(path.join(TMP, 'cleanup-registry-'));
+    const repo = path.join(dir, 'repo');
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      mkdirSync(repo);
+      git('init', '-q');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', 'start');
+      const wt = path.join(dir, 'wt');
+      git('worktree', 'add', '-q', '--detach', wt);
+      trackWorktree(repo, wt);
+      const scratch = path.join(dir, 'scratch');
+      mkdirSync(path.join(scratch, 'deep'), { recursive: true });
+      track(scratch);
+      const kept = path.join(dir, 'kept');
+      mkdirSync(kept);
+      track(kept)();   // released: stays
+      const order: string[] = [];
+      onExit(() => { order.push(existsSync(scratch) ? 'hook, scratch still there' : 'hook, too late'); });
+      // A detached child with children of its own, one of which ignores SIGTERM: the whole
+      // group goes, the one that outlives its leader too.
+      const group = tracked(spawn('sh', ['-c', '(trap "" TERM; exec sleep 30) & sleep 30; wait'], { detached: true, stdio: 'ignore' }), 'a process group of sleeps', { group: true });
+      trackChild(group);
+      const exited = new Promise((r) => group.once('exit', (_c, sig) => r(sig)));
+      for (let waited = 0; sleepsIn(group.pid!) < 2 && waited < 5000; waited += 20) await sleep(20);
+      expect(sleepsIn(group.pid!)).toBe(2);
+      await cleanupNow();
+      expect(order).toEqual(['hook, scratch still there']);
+      expect(existsSync(scratch)).toBe(false);
+      expect(existsSync(kept)).toBe(true);
+      expect(existsSync(wt)).toBe(false);
+      expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
+      expect(await exited).toBe('SIGTERM');
+      expect(leftovers(group.pid!, dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// One mkdir -p through a link makes a tree deeper than the path limit, and Node's recursive
+// rm gives up on it (ENAMETOOLONG): the run's folder would stay, with its link out.
 describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exit 2', () => {
   // From the bundles here. Through tsx (the fallback on Node 20), whose disk cache would
   // otherwise make the folder before the runner could refuse it, the folder's staying unmade
@@ -660,51 +707,6 @@ describe.concurrent('a TMPDIR that cannot hold a run is refused in one line, exi
   }, 30_000);
 });
 
-describe('the registry', () => {
-  // cleanupNow empties the registry of this whole test worker; the runs of other test files
-  // have released what they made by the time they returned, so only this test's things are left.
-  it('removes what is still registered: hooks first, then processes, worktrees and folders', async () => {
-    const dir = mkdtempSync(path.join(TMP, 'cleanup-registry-'));
-    const repo = path.join(dir, 'repo');
-    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    try {
-      mkdirSync(repo);
-      git('init', '-q');
-      git('-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '--allow-empty', '-m', 'start');
-      const wt = path.join(dir, 'wt');
-      git('worktree', 'add', '-q', '--detach', wt);
-      trackWorktree(repo, wt);
-      const scratch = path.join(dir, 'scratch');
-      mkdirSync(path.join(scratch, 'deep'), { recursive: true });
-      track(scratch);
-      const kept = path.join(dir, 'kept');
-      mkdirSync(kept);
-      track(kept)();   // released: stays
-      const order: string[] = [];
-      onExit(() => { order.push(existsSync(scratch) ? 'hook, scratch still there' : 'hook, too late'); });
-      // A detached child with children of its own, one of which ignores SIGTERM: the whole
-      // group goes, the one that outlives its leader too.
-      const group = tracked(spawn('sh', ['-c', '(trap "" TERM; exec sleep 30) & sleep 30; wait'], { detached: true, stdio: 'ignore' }), 'a process group of sleeps', { group: true });
-      trackChild(group);
-      const exited = new Promise((r) => group.once('exit', (_c, sig) => r(sig)));
-      for (let waited = 0; sleepsIn(group.pid!) < 2 && waited < 5000; waited += 20) await sleep(20);
-      expect(sleepsIn(group.pid!)).toBe(2);
-      await cleanupNow();
-      expect(order).toEqual(['hook, scratch still there']);
-      expect(existsSync(scratch)).toBe(false);
-      expect(existsSync(kept)).toBe(true);
-      expect(existsSync(wt)).toBe(false);
-      expect(git('worktree', 'list').trim().split('\n')).toHaveLength(1);
-      expect(await exited).toBe('SIGTERM');
-      expect(leftovers(group.pid!, dir)).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-// One mkdir -p through a link makes a tree deeper than the path limit, and Node's recursive
-// rm gives up on it (ENAMETOOLONG): the run's folder would stay, with its link out.
 it.runIf(process.platform !== 'win32')('removeFolder removes a tree deeper than the system path limit', () => {
   const dir = mkdtempSync(path.join(TMP, 'cleanup-deep-'));
   const segs = Array(14).fill('a'.repeat(200)).join('/');

@@ -77,21 +77,22 @@ describe.concurrent('an answer that waits for another question (after_asked)', (
 
   it('is given once the other question is asked, however late: the stop then finds that question waiting', async () => {
     const slow = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; });
-    const r = await runChapter({ codeDir: chapter15, scenario: slow, latencyScale: 1 });
+    // Without it (the second run, side by side), the same person answers after 0.3 s, and the
+    // agent is stopped before it asks.
+    const timed = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; delete s.answers[0]!.after_asked; });
+    const [r, raced] = await Promise.all([slow, timed].map((scenario) => runChapter({ codeDir: chapter15, scenario, latencyScale: 1 })));
     expect(r.failures).toEqual([]);
     expect(r.asked?.map((q) => [q.tool, q.withdrawn ?? false])).toEqual([['run_shell', false], ['write_file', true]]);
     expect(r.ok).toBe(true);
-    // Without it, the same person answers after 0.3 s, and the agent is stopped before it asks.
-    const timed = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; delete s.answers[0]!.after_asked; });
-    const raced = await runChapter({ codeDir: chapter15, scenario: timed, latencyScale: 1 });
     expect(raced.asked?.map((q) => q.tool)).toEqual(['run_shell']);
     expect(raced.failures).toContain("the scenario's answer for write_file (allow: true) was never asked for");
   });
 
-  it('a question waited for that never comes: the person answers after 3 s all the same, and the scenario fails saying so', async () => {
+  // The limit (3 s unless told) shortened to half a second here: what is tested is that the wait ends.
+  it('a question waited for that never comes: the person answers at the limit all the same, and the scenario fails saying so', async () => {
     const never = stopWithdraws((s) => { s.answers[0]!.after_asked = 'edit_file'; s.answers.splice(1, 0, { tool: 'edit_file', allow: true }); });
-    const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0 });
-    expect(r.failures).toContain('the answer for run_shell waits for a question for edit_file too, and none was asked within 3 s');
+    const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0, answerWaitLimitMs: 500 });
+    expect(r.failures).toContain('the answer for run_shell waits for a question for edit_file too, and none was asked within 0.5 s');
     expect(r.ok).toBe(false);
   });
 });
@@ -110,21 +111,20 @@ describe.concurrent('an answer that comes once the agent that asks is stopped (a
   const lateStop = (s: Json) => { s.tracks.main.turns[1]!.latency_ms = 1500; };
 
   it('is given after the stop, however late the stop: the yes runs nothing', async () => {
-    const r = await runChapter({ codeDir: chapter15, scenario: stopAsking(lateStop), latencyScale: 1, keep: true });
-    made.push(r.tempDir);
+    // And a set second instead (the second run, side by side): the yes comes before the stop, and the file is written.
+    const timed = stopAsking((s) => { lateStop(s); delete s.answers[1]!.after_stopped; s.answers[1]!.after_ms = 1000; });
+    const [r, early] = await Promise.all([stopAsking(lateStop), timed].map((scenario) => runChapter({ codeDir: chapter15, scenario, latencyScale: 1, keep: true })));
+    made.push(r.tempDir, early.tempDir);
     expect(r.failures).toEqual([]);
     expect(existsSync(path.join(r.workspace, 'tidied.txt'))).toBe(false);
     expect(r.ok).toBe(true);
-    // A set second instead: the yes comes before the stop, and the file is written.
-    const timed = await runChapter({ codeDir: chapter15, scenario: stopAsking((s) => { lateStop(s); delete s.answers[1]!.after_stopped; s.answers[1]!.after_ms = 1000; }), latencyScale: 1, keep: true });
-    made.push(timed.tempDir);
-    expect(existsSync(path.join(timed.workspace, 'tidied.txt'))).toBe(true);
+    expect(existsSync(path.join(early.workspace, 'tidied.txt'))).toBe(true);
   });
 
-  it('an agent never stopped: the person answers after 3 s all the same, and the scenario fails saying so', async () => {
+  it('an agent never stopped: the person answers at the limit all the same, and the scenario fails saying so', async () => {
     const never = stopAsking((s) => { s.tracks.main.turns[1] = { text: 'Letting it go on.' }; s.tracks.main.turns.splice(2); });
-    const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0 });
-    expect(r.failures).toContain('the answer for write_file comes once the agent that asks is stopped, and it was not stopped within 3 s');
+    const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0, answerWaitLimitMs: 500 });
+    expect(r.failures).toContain('the answer for write_file comes once the agent that asks is stopped, and it was not stopped within 0.5 s');
     expect(r.ok).toBe(false);
   });
 

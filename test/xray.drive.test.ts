@@ -172,7 +172,7 @@ describe.concurrent('driving a client', () => {
   });
 });
 
-describe('a client that times out', () => {
+describe.concurrent('a client that times out', () => {
   it('a client that does not finish is killed with everything it started, and reported', async () => {
     const bin = fakeClaude('claude-hang', 'hang');
     const r = await driveCase({ bin, version: '9.9.9', name: 'delegate', parentEnv: process.env, timeoutMs: 1500 });

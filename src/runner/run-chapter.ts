@@ -37,6 +37,8 @@ export interface RunOptions {
   freshModule?: boolean;
   /** Stop the run, as a crash, once it has taken this long (default RUN_TIME_LIMIT_MS, run-guard.ts). */
   timeLimitMs?: number;
+  /** How long a scripted answer that waits for something (after_asked, after_stopped) waits at most (default ANSWER_WAIT_LIMIT_MS). */
+  answerWaitLimitMs?: number;
   /** Written to stdout should the watchdog have to end the process during this run (watchdog.ts): a --json report. */
   lastWords?: string;
 }
@@ -209,7 +211,8 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
   // Answers waiting for a question for another tool to be asked too (after_asked), by that
   // tool: a question for it ends each of their waits.
   const waitingFor = new Map<string, Set<AbortController>>();
-  /** true once a question for `tool` is asked; false after ANSWER_WAIT_LIMIT_MS, or once `signal` aborts. */
+  const waitLimitMs = opts.answerWaitLimitMs ?? ANSWER_WAIT_LIMIT_MS;
+  /** true once a question for `tool` is asked; false after waitLimitMs, or once `signal` aborts. */
   const questionFor = async (tool: string, signal: AbortSignal | undefined): Promise<boolean> => {
     const came = new AbortController();
     const waiting = waitingFor.get(tool) ?? new Set<AbortController>();
@@ -217,7 +220,7 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     const stopped = () => came.abort();
     if (signal?.aborted) stopped();
     else signal?.addEventListener('abort', stopped, { once: true });
-    await personTakes(ANSWER_WAIT_LIMIT_MS, came.signal);
+    await personTakes(waitLimitMs, came.signal);
     waiting.delete(came);
     signal?.removeEventListener('abort', stopped);
     return came.signal.aborted && !signal?.aborted;
@@ -249,12 +252,12 @@ async function runIn(tempDir: string, opts: RunOptions, started: number): Promis
     }
     // One who waits for another question (after_asked) to be on screen too, and only then takes their time.
     if (next.after_asked !== undefined && !(await questionFor(next.after_asked, next.withdrawn ? question.signal : undefined)) && !question.signal?.aborted) {
-      problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${ANSWER_WAIT_LIMIT_MS / 1000} s`);
+      problems.push(`the answer for ${question.tool} waits for a question for ${next.after_asked} too, and none was asked within ${waitLimitMs / 1000} s`);
     }
     // One who answers only once the agent that asks has been stopped (after_stopped): a yes too late.
     if (next.after_stopped) {
-      if (question.signal) await personTakes(ANSWER_WAIT_LIMIT_MS, question.signal);
-      if (!question.signal?.aborted) problems.push(`the answer for ${question.tool} comes once the agent that asks is stopped, and ${question.signal ? `it was not stopped within ${ANSWER_WAIT_LIMIT_MS / 1000} s` : 'nothing can stop the agent that asks'}`);
+      if (question.signal) await personTakes(waitLimitMs, question.signal);
+      if (!question.signal?.aborted) problems.push(`the answer for ${question.tool} comes once the agent that asks is stopped, and ${question.signal ? `it was not stopped within ${waitLimitMs / 1000} s` : 'nothing can stop the agent that asks'}`);
     }
     // A person who takes a while (after_ms): what the session does meanwhile goes on. An answer
     // marked withdrawn plays a terminal that takes a question back (bin.ts, --repl, --live): a
