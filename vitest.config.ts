@@ -1,6 +1,7 @@
 // Test discovery: only test/. Scratch folders (.tmp/, learners' exercises/) can hold
 // copies of the project and must never be picked up as tests.
 import { defineConfig } from 'vitest/config';
+import LongFilesFirst from './test/long-files-first.ts';
 
 /** The flag that delays TurboFan, in this Node's V8's terms (below). */
 function laterTurbofan(): string[] {
@@ -59,5 +60,7 @@ export default defineConfig({
     // contents and the configuration: a run after an edit transforms only what changed. Runs
     // in turn on the same tree: about 1-2 s of CPU less. A fresh clone transforms everything.
     experimental: { fsModuleCache: true, fsModuleCachePath: 'node_modules/.cache/vitest-modules' },
+    // The longest test files start first, in a fixed order (test/long-files-first.ts).
+    sequence: { sequencer: LongFilesFirst },
   },
 });
