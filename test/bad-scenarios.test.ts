@@ -6,15 +6,15 @@
 // process with the same TMPDIR (cli-helpers.ts), where a folder made and not removed stays
 // to be seen (a process would have removed it on its way out).
 
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runInProcess, runMjs, type Ran } from './cli-helpers.ts';
+import { scratchFolder } from './scratch-folder.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-'));
-afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
+const dir = scratchFolder(() => mkdtempSync(path.join(tmpdir(), 'bad-scenarios-')));
 
 /** `node steps/run.mjs ARGS` with TMPDIR=tmp: spawned, or main() in this process. */
 const run = (how: 'spawned' | 'in process', args: string[], tmp: string): Promise<Ran> =>
@@ -52,14 +52,14 @@ describe('ten malformed scenarios: ten one-line errors, exit 2, nothing made', (
   it('each is refused up front with the place named', async () => {
     const tmp = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-tmp-'));
     try {
-      for (const [name, bytes] of MALFORMED) writeFileSync(path.join(dir, name), bytes);
-      const results = await Promise.all(MALFORMED.map(([name], i) => run(i === 0 ? 'spawned' : 'in process', ['2', '--scenario', path.join(dir, name)], tmp)));
+      for (const [name, bytes] of MALFORMED) writeFileSync(path.join(dir(), name), bytes);
+      const results = await Promise.all(MALFORMED.map(([name], i) => run(i === 0 ? 'spawned' : 'in process', ['2', '--scenario', path.join(dir(), name)], tmp)));
       const lines = results.map((r) => r.err);
       MALFORMED.forEach(([name, , expected], i) => {
         const r = results[i]!;
         expect(r.code, `${name}: ${r.err}`).toBe(2);
         expect(r.out, name).toBe('');
-        expect(r.err, name).toBe(`${path.join(dir, name)}: ${expected}\n`);
+        expect(r.err, name).toBe(`${path.join(dir(), name)}: ${expected}\n`);
       });
       expect(lines).toHaveLength(10);
       expect(readdirSync(tmp)).toEqual([]);
@@ -71,7 +71,7 @@ describe('ten malformed scenarios: ten one-line errors, exit 2, nothing made', (
 
 describe('a turn calling a tool the chapter does not offer', () => {
   it('is one scenario problem, not also "the agent crashed"', async () => {
-    const file = path.join(dir, 'unknown-tool.json');
+    const file = path.join(dir(), 'unknown-tool.json');
     writeFileSync(file, json({ tracks: { main: { turns: [{ tool_calls: [{ name: 'read_fiel', input: { path: 'a.txt' } }] }, { text: 'done' }] } } }));
     const tmp = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-tmp-'));
     try {
@@ -93,7 +93,7 @@ describe('a turn calling a tool the chapter does not offer', () => {
 // Ctrl-C with it, until something writes (a named pipe): refused before it is opened.
 describe('a scenario path that is no regular file', () => {
   it.each([['a device', '/dev/zero'], ['a named pipe', 'fifo']])('%s is refused in one line, exit 2, without reading it', async (_what, name) => {
-    const file = name.startsWith('/') ? name : path.join(dir, name);
+    const file = name.startsWith('/') ? name : path.join(dir(), name);
     if (!existsSync(file)) execFileSync('mkfifo', [file]);
     const tmp = mkdtempSync(path.join(tmpdir(), 'bad-scenarios-tmp-'));
     try {

@@ -5,7 +5,7 @@
 // directory or command line points into that TMPDIR. The process checks read /proc
 // (Linux); elsewhere only the folders are checked.
 
-import { afterAll, afterEach, describe, it, expect } from 'vitest';
+import { afterEach, beforeAll, describe, it, expect } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { makeProjectScratch } from './temp-guard.ts';
@@ -20,6 +20,7 @@ import { typeErrors } from '../src/runner/typecheck.ts';
 import { startMock } from '../src/mock/index.ts';
 import { WORKER_ENV, runInProcess } from './cli-helpers.ts';
 import { tracked } from './children.ts';
+import { scratchFolder } from './scratch-folder.ts';
 
 const RUN = path.join(ROOT, 'steps', 'run.mjs');
 const linux = process.platform === 'linux' && existsSync('/proc/self/stat');
@@ -99,9 +100,12 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
 // (orphaned at once: only its working directory ties the first to the run, and the second
 // left the workspace first, so only what it inherited from the runner does), one in the
 // foreground that takes `seconds` (long enough for a signal to find it running, or over soon).
-const scratch = mkdtempSync(path.join(TMP, 'cleanup-scenarios-'));
-function lingeringScenario(name: string, seconds: number): string {
-  const file = path.join(scratch, `${name}.json`);
+const scratch = scratchFolder(() => mkdtempSync(path.join(TMP, 'cleanup-scenarios-')));
+/** A scenario file of the scratch folder, by name: written before the tests begin (below). */
+const scenarioNamed = (name: string) => () => path.join(scratch(), `${name}.json`);
+const lingering = scenarioNamed('lingering');
+const lingeringBriefly = scenarioNamed('lingering-briefly');
+function writeLingering(file: string, seconds: number): void {
   writeFileSync(file, JSON.stringify({
     title: 'shell commands that outlive their turn', prompts: ['go'],
     tracks: { main: { turns: [
@@ -110,22 +114,21 @@ function lingeringScenario(name: string, seconds: number): string {
       { text: 'done' },
     ] } },
   }));
-  return file;
 }
-const lingering = lingeringScenario('lingering', 2);
-const lingeringBriefly = lingeringScenario('lingering-briefly', 0.2);
 
 // A git workspace (chapter 16's kind) whose shell puts a worktree outside the run's temp
 // folder and then sits in a command: only the repository knows that worktree is there.
-const away = mkdtempSync(path.join(TMP, 'cleanup-worktree-away-'));
-const outsideWorktree = path.join(scratch, 'outside-worktree.json');
-writeFileSync(outsideWorktree, JSON.stringify({
-  title: 'a worktree outside the temp folder', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
-  tracks: { main: { turns: [
-    { tool_calls: [{ name: 'run_shell', input: { command: `git worktree add -q -b away ${path.join(away, 'wt')} && sleep 3` } }] },
-    { text: 'done' },
-  ] } },
-}));
+const away = scratchFolder(() => mkdtempSync(path.join(TMP, 'cleanup-worktree-away-')));
+const outsideWorktree = scenarioNamed('outside-worktree');
+function writeOutsideWorktree(file: string): void {
+  writeFileSync(file, JSON.stringify({
+    title: 'a worktree outside the temp folder', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
+    tracks: { main: { turns: [
+      { tool_calls: [{ name: 'run_shell', input: { command: `git worktree add -q -b away ${path.join(away(), 'wt')} && sleep 3` } }] },
+      { text: 'done' },
+    ] } },
+  }));
+}
 
 /**
  * A chapter's demo with its scripted waits made five times as long. A signal sent a set time
@@ -134,33 +137,40 @@ writeFileSync(outsideWorktree, JSON.stringify({
  * suites at once, which outlasted chapter 13's whole demo. A run that ended first exits 0,
  * and proves nothing. Only the waits change, and the code paths are the demo's own.
  */
-function slowedDemo(n: number): string {
+function writeSlowedDemo(n: number, file: string): void {
   const slower = (v: unknown): unknown => (Array.isArray(v) ? v.map(slower)
     : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'latency_ms' && typeof x === 'number' ? x * 5 : slower(x)]))
     : v);
-  const file = path.join(scratch, `demo-${n}-slowed.json`);
   writeFileSync(file, JSON.stringify(slower(JSON.parse(readFileSync(scenarioFile(findChapter(n)!, 'demo'), 'utf8')))));
-  return file;
 }
+const slowedDemo = (n: number) => scenarioNamed(`demo-${n}-slowed`);
+
+beforeAll(() => {
+  writeLingering(lingering(), 2);
+  writeLingering(lingeringBriefly(), 0.2);
+  writeOutsideWorktree(outsideWorktree());
+  for (const n of [12, 13, 16]) writeSlowedDemo(n, slowedDemo(n)());
+});
 
 describe.concurrent('interrupted runs leave nothing behind', () => {
   // Varying points of a run: as its workspace appears, then later and later. Chapters 12, 13
   // and 16 wait on purpose (chapter 13: 0.5 s per sub-agent answer), here five times as long
   // (slowedDemo); chapter 2 sits in a shell command.
   const [demo12, demo13, demo16] = [12, 13, 16].map(slowedDemo);
-  const cases: [string, string[], NodeJS.Signals, number][] = [
-    ['chapter 13 demo (waits ×5), SIGINT at once', ['13', '--scenario', demo13!], 'SIGINT', 0],
-    ['chapter 13 demo (waits ×5), SIGTERM at 150 ms', ['13', '--scenario', demo13!], 'SIGTERM', 150],
-    ['chapter 13 demo (waits ×5), SIGINT at 400 ms', ['13', '--scenario', demo13!], 'SIGINT', 400],
-    ['chapter 13 demo (waits ×5), SIGTERM at 700 ms', ['13', '--scenario', demo13!], 'SIGTERM', 700],
-    ['chapter 12 demo (waits ×5), SIGINT at 100 ms', ['12', '--scenario', demo12!], 'SIGINT', 100],
-    ['a shell command running in the background and one in the foreground, SIGTERM at 500 ms', ['2', '--scenario', lingering], 'SIGTERM', 500],
-    ['--check of chapter 13 (compiled on the spot), SIGINT at 300 ms', ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
-    ['chapter 16 demo (two writers in git worktrees; waits ×5), SIGINT at 300 ms', ['16', '--scenario', demo16!], 'SIGINT', 300],
+  // The command lines, made once the tests begin (the scenario files are made then).
+  const cases: [string, () => string[], NodeJS.Signals, number][] = [
+    ['chapter 13 demo (waits ×5), SIGINT at once', () => ['13', '--scenario', demo13!()], 'SIGINT', 0],
+    ['chapter 13 demo (waits ×5), SIGTERM at 150 ms', () => ['13', '--scenario', demo13!()], 'SIGTERM', 150],
+    ['chapter 13 demo (waits ×5), SIGINT at 400 ms', () => ['13', '--scenario', demo13!()], 'SIGINT', 400],
+    ['chapter 13 demo (waits ×5), SIGTERM at 700 ms', () => ['13', '--scenario', demo13!()], 'SIGTERM', 700],
+    ['chapter 12 demo (waits ×5), SIGINT at 100 ms', () => ['12', '--scenario', demo12!()], 'SIGINT', 100],
+    ['a shell command running in the background and one in the foreground, SIGTERM at 500 ms', () => ['2', '--scenario', lingering()], 'SIGTERM', 500],
+    ['--check of chapter 13 (compiled on the spot), SIGINT at 300 ms', () => ['13', '--check', 'steps/13-parallel-limits'], 'SIGINT', 300],
+    ['chapter 16 demo (two writers in git worktrees; waits ×5), SIGINT at 300 ms', () => ['16', '--scenario', demo16!()], 'SIGINT', 300],
   ];
   for (const [name, args, signal, after] of cases) {
     it(name, async () => {
-      const r = await runIsolated(args, { signal, after });
+      const r = await runIsolated(args(), { signal, after });
       expect(r.signal === null ? r.code : r.signal, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);   // interrupted, not finished
       expect(r.left).toEqual([]);
       expect(r.processes).toEqual([]);
@@ -168,10 +178,10 @@ describe.concurrent('interrupted runs leave nothing behind', () => {
     }, 60_000);
   }
   it('a git workspace with a worktree git was told to put outside the temp folder, SIGTERM at 800 ms', async () => {
-    const r = await runIsolated(['2', '--scenario', outsideWorktree], { signal: 'SIGTERM', after: 800 });
+    const r = await runIsolated(['2', '--scenario', outsideWorktree()], { signal: 'SIGTERM', after: 800 });
     expect(r.signal === null ? r.code : r.signal, r.stderr).toBe(143);
     expect(r.left).toEqual([]);
-    expect(readdirSync(away)).toEqual([]);   // the repository's worktrees go at exit, wherever they are
+    expect(readdirSync(away())).toEqual([]);   // the repository's worktrees go at exit, wherever they are
     expect(r.processes).toEqual([]);
   }, 60_000);
 });
@@ -356,13 +366,13 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   // knows of it: the watchdog removes that too (with cleanup.ts's code, from its bundle).
   it.runIf(linux && existsSync('/usr/bin/setsid'))('a loop that never yields, after a shell command that left the process group and put a worktree outside the temp folder: the watchdog stops that command and removes the worktree too', async () => {
     const dir = makeProjectScratch(ROOT, 'loop-setsid-');
-    const scenario = path.join(scratch, 'setsid-then-loop.json');
+    const scenario = path.join(scratch(), 'setsid-then-loop.json');
     // A command line no other process on the machine has (its fraction of a second made of
     // this worker's pid and the moment): the test looks for, and in the end kills, its own
     // only. A whole number of seconds once matched another user's `sleep 180`, and killed it.
     const tag = `sleep 170.${process.pid}${Date.now() % 100_000}`;
     const elsewhere = mkdtempSync(path.join(TMP, 'cleanup-watchdog-away-'));
-    const made = path.join(scratch, 'watchdog-worktree-made');   // written once the worktree is there
+    const made = path.join(scratch(), 'watchdog-worktree-made');   // written once the worktree is there
     writeFileSync(scenario, JSON.stringify({
       title: 'a command that leaves the group and puts a worktree elsewhere, then a loop', git: true, prompts: ['go'], files: { 'a.txt': 'a\n' },
       tracks: { main: { turns: [{ tool_calls: [{ name: 'run_shell', input: { command: `git worktree add -q -b elsewhere ${path.join(elsewhere, 'wt')} && touch ${made} && cd / && (setsid ${tag} > /dev/null 2>&1 &) ; echo started` } }] }, { text: 'done' }] } },
@@ -494,7 +504,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
   }, 30_000);
 
   it('a shell command still running in the background when the run ends is stopped', async () => {
-    const r = await runIsolated(['2', '--scenario', lingeringBriefly]);
+    const r = await runIsolated(['2', '--scenario', lingeringBriefly()]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('slept');
     expect(r.left).toEqual([]);
@@ -820,4 +830,3 @@ describe.runIf(linux)('stopProcessesIn', () => {
   }
 });
 
-afterAll(() => { rmSync(scratch, { recursive: true, force: true }); rmSync(away, { recursive: true, force: true }); });

@@ -5,21 +5,21 @@
 //
 // In order, not side by side: the tests count the files this process compiles.
 
-import { describe, it, expect, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { createRequire } from 'node:module';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { makeProjectScratch } from './temp-guard.ts';
 import { sh } from './cli-helpers.ts';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { compiledCodeMisses, loadFolder, TSCONFIG_FOR_ESBUILD, type PackageCopy } from '../src/runner/load-folder.ts';
+import { scratchFolder } from './scratch-folder.ts';
 
 // Inside the project, so that a folder's packages resolve to its node_modules.
-const scratch = makeProjectScratch(ROOT, 'load-folder-');
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchFolder(() => makeProjectScratch(ROOT, 'load-folder-'));
 
 function folder(name: string, files: Record<string, string>): string {
-  const dir = path.join(scratch, name);
+  const dir = path.join(scratch(), name);
   mkdirSync(dir, { recursive: true });
   for (const [file, text] of Object.entries(files)) writeFileSync(path.join(dir, file), text);
   return dir;
@@ -77,7 +77,7 @@ describe('load-folder', () => {
     expect(changed.ticks()).toBe(1);                // every file of it ran anew
     expect(compiledCodeMisses() - start).toBe(5);   // words.ts alone was compiled
 
-    const copy = path.join(scratch, 'greeter-copy');
+    const copy = path.join(scratch(), 'greeter-copy');
     cpSync(dir, copy, { recursive: true });
     writeFileSync(path.join(copy, 'main.ts'), readFileSync(path.join(dir, 'main.ts'), 'utf8').replace('// The front door', '// A copy of the front door'));
     const copied = (await loadFolder(copy)) as Greeter;
@@ -106,7 +106,7 @@ describe('load-folder', () => {
   // Node calls the loader import() goes to from such code experimental, once per process, on
   // stderr: a learner whose code imports on the fly saw that warning in the middle of --check.
   it("import() in a learner's code, under --check: no warning about the loader the runner chose", async () => {
-    const dir = path.join(scratch, 'check-dynamic');
+    const dir = path.join(scratch(), 'check-dynamic');
     cpSync(path.join(ROOT, 'steps', '01-agent-loop'), dir, { recursive: true });
     const main = path.join(dir, 'main.ts');
     writeFileSync(main, readFileSync(main, 'utf8').replace('const session = new Session(client, host);', "const session = new Session(client, host);\n  await import('node:path');"));
@@ -145,7 +145,7 @@ describe('load-folder', () => {
       expect(await loadFolder(dir)).toMatchObject({ parse: copy });
       expect(loads).toBe(1);
       // A copy made from another file (another install of the package) is not handed out.
-      (globalThis as Record<symbol, unknown>)[key] = new Map([['minimist', from(path.join(scratch, 'elsewhere', 'index.js'))]]);
+      (globalThis as Record<symbol, unknown>)[key] = new Map([['minimist', from(path.join(scratch(), 'elsewhere', 'index.js'))]]);
       const other = folder('package-copy-elsewhere', { 'main.ts': "import minimist from 'minimist';\nexport const parse = minimist;\n" });
       const nodes = createRequire(path.join(ROOT, 'package.json'))('minimist');
       expect(((await loadFolder(other)) as { parse: unknown }).parse).toBe(nodes);

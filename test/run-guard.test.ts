@@ -3,21 +3,21 @@
 // run in this process as --check runs a learner's folder; the uncaught-error case needs the
 // command line's crash handlers, and is cleanup.test.ts's, in a process of its own.
 
-import { afterAll, describe, expect, it } from 'vitest';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { makeProjectScratch } from './temp-guard.ts';
 import path from 'node:path';
 import { runChapter } from '../src/runner/run-chapter.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 import type { Scenario } from '../src/mock/index.ts';
+import { scratchFolder } from './scratch-folder.ts';
 
 // Inside the project, as an exercise folder is: the loader finds esbuild from there.
-const scratch = makeProjectScratch(ROOT, 'run-guard-');
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchFolder(() => makeProjectScratch(ROOT, 'run-guard-'));
 
 /** A chapter folder whose runSession has this body. */
 function chapter(name: string, body: string): string {
-  const dir = path.join(scratch, name);
+  const dir = path.join(scratch(), name);
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'main.ts'), `export const DEFAULT_MODEL = 'claude-sonnet-4-6';\nexport async function runSession(): Promise<void> {\n${body}\n}\n`);
   return dir;

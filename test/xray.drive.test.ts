@@ -5,7 +5,7 @@
 // timeout that kills the whole process group, nothing left behind. The runs of the real
 // release are in xray.pinned.test.ts.
 
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +17,9 @@ import type { RequestEvent } from '../src/mock/types.ts';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { runInProcess, runMjs } from './cli-helpers.ts';
 import { runOnce } from './chapter-runs.ts';
+import { scratchFolder } from './scratch-folder.ts';
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'xray-test-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchFolder(() => mkdtempSync(path.join(tmpdir(), 'xray-test-')));
 
 /**
  * A stand-in `claude`: answers --version, else sends one request carrying what it saw.
@@ -27,7 +27,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  * a process of its own, and fetch's loading alone costs about 40 ms of CPU in each.
  */
 function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent' | 'refuse', tell?: string, first?: string): string {
-  const file = path.join(scratch, name);
+  const file = path.join(scratch(), name);
   // 'reject': a request a real API refuses (a system turn without its beta), as a client
   // the mock was not calibrated for would send. `tell`: a file outside the run where the
   // client writes what it saw before it sends anything.
@@ -235,7 +235,7 @@ describe.concurrent('a client that never asks the mock', () => {
     expect(table).not.toContain('neither reached the model');
     expect(table).not.toContain('reads none of them');
     expect(table).toContain('0 of 0 measured facts the same');
-    const root = mkdtempSync(path.join(scratch, 'facts-root-'));
+    const root = mkdtempSync(path.join(scratch(), 'facts-root-'));
     mkdirSync(path.join(root, 'xray'));
     writeFileSync(path.join(root, 'xray', 'facts-9.9.9.json'), '{"measured": true}\n');
     const t = io(process.env);
@@ -247,7 +247,7 @@ describe.concurrent('a client that never asks the mock', () => {
 
 describe.concurrent('Ctrl-C during a run', () => {
   it('kills the client with everything it started and removes the temp folders', async () => {
-    const tell = path.join(scratch, 'interrupted.json');
+    const tell = path.join(scratch(), 'interrupted.json');
     const bin = fakeClaude('claude-interrupted', 'hang', tell);
     const runner = spawn(process.execPath, [path.join(ROOT, 'steps', 'run.mjs'), 'xray', 'delegate', '--claude', bin], { stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => runner.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
@@ -268,7 +268,7 @@ describe.concurrent('Ctrl-C during a run', () => {
 
 describe.concurrent('xray on the command line', () => {
   it('without a binary: one line saying how to install one, exit 2', async () => {
-    const empty = mkdtempSync(path.join(scratch, 'path-'));
+    const empty = mkdtempSync(path.join(scratch(), 'path-'));
     const t = io({ PATH: empty });
     expect(await runXray([], t.io)).toBe(2);
     expect(t.out).toEqual([]);
@@ -282,7 +282,7 @@ describe.concurrent('xray on the command line', () => {
   });
 
   it('--help lists it; through steps/run.mjs, no binary is one line on stderr and exit 2', async () => {
-    const empty = mkdtempSync(path.join(scratch, 'nopath-'));
+    const empty = mkdtempSync(path.join(scratch(), 'nopath-'));
     // --help as the runner's main() prints it: what is asked here is only whether xray is in it.
     const [help, r] = await Promise.all([
       runInProcess(['--help']),
@@ -296,7 +296,7 @@ describe.concurrent('xray on the command line', () => {
   });
 
   it('finds `claude` on PATH', () => {
-    const dir = mkdtempSync(path.join(scratch, 'bin-'));
+    const dir = mkdtempSync(path.join(scratch(), 'bin-'));
     const file = path.join(dir, 'claude');
     writeFileSync(file, '#!/bin/sh\n');
     chmodSync(file, 0o755);
@@ -305,7 +305,7 @@ describe.concurrent('xray on the command line', () => {
   });
 
   it('a binary whose --version fails: one line with how it ended and what it said last, exit 2', async () => {
-    const bin = path.join(scratch, 'claude-broken');
+    const bin = path.join(scratch(), 'claude-broken');
     writeFileSync(bin, '#!/bin/sh\necho starting\necho "no config found" >&2\nexit 3\n');
     chmodSync(bin, 0o755);
     const t = io(process.env);
@@ -316,8 +316,8 @@ describe.concurrent('xray on the command line', () => {
   // Stopped at the limit with SIGTERM, which it ignores: the x-ray waited for it to end by
   // itself (here 30 s; for ever, for a program that never does).
   it('a binary whose --version hangs and ignores SIGTERM: killed at the limit, with what it left running', async () => {
-    const bin = path.join(scratch, 'claude-deaf');
-    const pids = path.join(scratch, 'claude-deaf.pid');
+    const bin = path.join(scratch(), 'claude-deaf');
+    const pids = path.join(scratch(), 'claude-deaf.pid');
     writeFileSync(bin, `#!/bin/sh\ntrap '' TERM INT HUP\nsleep 30 &\necho $! > ${pids}\nwait\n`);
     chmodSync(bin, 0o755);
     // 2 s: on a loaded machine the script must have started and written its child's pid first.
@@ -332,7 +332,7 @@ describe.concurrent('xray on the command line', () => {
   it('a program that is not Claude Code (it answers --version with a number of its own): one line, exit 2, no case run', async () => {
     // node says "v20.20.2", a script anything: each was driven through every case as "Claude Code 20.20.2".
     for (const [name, said] of [['not-claude-node', 'v20.20.2'], ['not-claude-garbage', '%%% 1.2.3.4.5 !!!'], ['not-claude-silent', '']] as const) {
-      const bin = path.join(scratch, name);
+      const bin = path.join(scratch(), name);
       writeFileSync(bin, `#!/bin/sh\nif [ "$1" = --version ]; then echo '${said}'; exit 0; fi\nexit 0\n`);
       chmodSync(bin, 0o755);
       const t = io(process.env);

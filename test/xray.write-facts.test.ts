@@ -4,17 +4,17 @@
 // that is not a release, or a case that failed. The run of the real release that must
 // reproduce the committed file byte for byte is in xray.pinned.test.ts.
 
-import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../src/runner/scenarios.ts';
 import { factsFilePath, factsFileText, readFactsFile, writeFactsFile, type FactsFile } from '../src/xray/facts-file.ts';
 import { runXray } from '../src/xray/cli.ts';
 import type { Fact } from '../src/xray/analyse.ts';
+import { scratchFolder } from './scratch-folder.ts';
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'xray-write-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchFolder(() => mkdtempSync(path.join(tmpdir(), 'xray-write-')));
 
 const committedFile = factsFilePath(ROOT);
 const committed = readFileSync(committedFile, 'utf8');
@@ -26,7 +26,7 @@ function factsOf(file: FactsFile): Fact[] {
 
 /** A project folder with xray/PINNED only (and the given facts file, if any). */
 function project(withFacts?: string): string {
-  const root = mkdtempSync(path.join(scratch, 'project-'));
+  const root = mkdtempSync(path.join(scratch(), 'project-'));
   mkdirSync(path.join(root, 'xray'));
   copyFileSync(path.join(ROOT, 'xray', 'PINNED'), path.join(root, 'xray', 'PINNED'));
   if (withFacts !== undefined) writeFileSync(factsFilePath(root), withFacts);
@@ -40,7 +40,7 @@ function io(root: string) {
 }
 
 function fakeClaude(name: string, version: string): string {
-  const file = path.join(scratch, name);
+  const file = path.join(scratch(), name);
   writeFileSync(file, `#!/bin/sh\nif [ "$1" = --version ]; then echo '${version}'; exit 0; fi\necho 'no model today' >&2\nexit 3\n`);
   chmodSync(file, 0o755);
   return file;
