@@ -27,7 +27,9 @@ export default defineConfig({
     // time waiting on a child process, a terminal, a timer or a retry, and the extra workers
     // fill that time. Three pairs of whole suites taken in turn on the same tree: a median of
     // 23.6 s wall with four workers, 25.4 s with three, for about 1 s more CPU (of about 43 s).
-    // Six and eight gained nothing more: both cores are then busy throughout.
+    // Six and eight gained nothing more: both cores are then busy throughout. Taken again once
+    // the waiting tests of each file ran side by side (three pairs): 19.6-20.6 s with four,
+    // 20.9-21.3 s with three.
     maxWorkers: 4,
     // A larger young generation for the workers. A worker keeps what its runs logged (every
     // request body, parsed) while it runs, so much of what a scavenge finds is still alive
