@@ -96,13 +96,16 @@ async function runIsolated(args: string[], kill?: { signal: NodeJS.Signals; afte
   }
 }
 
+// The scenarios below are files of a scratch folder, written when the tests begin (the
+// beforeAll after them): a run that selects none of this file's tests makes none.
+const scratch = scratchFolder(() => mkdtempSync(path.join(TMP, 'cleanup-scenarios-')));
+/** A scenario file of the scratch folder, by name. */
+const scenarioNamed = (name: string) => () => path.join(scratch(), `${name}.json`);
+
 // A chapter 2 scenario whose shell commands outlive the turn: two in the background
 // (orphaned at once: only its working directory ties the first to the run, and the second
 // left the workspace first, so only what it inherited from the runner does), one in the
 // foreground that takes `seconds` (long enough for a signal to find it running, or over soon).
-const scratch = scratchFolder(() => mkdtempSync(path.join(TMP, 'cleanup-scenarios-')));
-/** A scenario file of the scratch folder, by name: written before the tests begin (below). */
-const scenarioNamed = (name: string) => () => path.join(scratch(), `${name}.json`);
 const lingering = scenarioNamed('lingering');
 const lingeringBriefly = scenarioNamed('lingering-briefly');
 function writeLingering(file: string, seconds: number): void {
