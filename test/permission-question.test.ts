@@ -62,24 +62,28 @@ it('a scripted yes to a question that hid what it asks about is a no: the comman
   expect(shown).toEqual(['main ? allow run: echo made > made.txt? no (the runner\'s: the question did not show "rm -rf build")']);
 });
 
+// Chapter 15's stop cases, as the tests below change them (a slower agent, a later stop).
+type CaseJson = { answers: Record<string, unknown>[]; tracks: Record<string, { turns: Record<string, unknown>[] }> };
+const chapter15 = path.join(ROOT, 'steps', '15-background-agents');
+function chapter15Case(name: string, edit: (s: CaseJson) => void) {
+  const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', `${name}.json`), 'utf8')) as CaseJson;
+  edit(json);
+  return parseScenario(JSON.stringify(json), `${name}-changed.json`);
+}
+
 // Two agents' questions in a scenario's order (chapter 15's stop cases): the main agent asks
 // first, a background agent's question comes behind it, and the person answers the first one
 // only once the second is there (after_asked), instead of after a time the other agent might
 // outlast on a busy machine. Here the background agent takes 0.8 s to ask; the person's 0.3 s
 // alone would answer first, and the stop would come before that question was ever asked.
 describe.concurrent('an answer that waits for another question (after_asked)', () => {
-  const stopWithdraws = (edit: (s: { answers: Record<string, unknown>[]; tracks: { tidier: { turns: Record<string, unknown>[] } } }) => void) => {
-    const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'), 'utf8'));
-    edit(json);
-    return parseScenario(JSON.stringify(json), 'stop-withdraws-slow.json');
-  };
-  const chapter15 = path.join(ROOT, 'steps', '15-background-agents');
+  const stopWithdraws = (edit: (s: CaseJson) => void) => chapter15Case('stop-withdraws', edit);
 
   it('is given once the other question is asked, however late: the stop then finds that question waiting', async () => {
-    const slow = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; });
+    const slow = stopWithdraws((s) => { s.tracks.tidier!.turns[0]!.latency_ms = 800; });
     // Without it (the second run, side by side), the same person answers after 0.3 s, and the
     // agent is stopped before it asks.
-    const timed = stopWithdraws((s) => { s.tracks.tidier.turns[0]!.latency_ms = 800; delete s.answers[0]!.after_asked; });
+    const timed = stopWithdraws((s) => { s.tracks.tidier!.turns[0]!.latency_ms = 800; delete s.answers[0]!.after_asked; });
     const [r, raced] = await Promise.all([slow, timed].map((scenario) => runChapter({ codeDir: chapter15, scenario, latencyScale: 1 })));
     expect(r.failures).toEqual([]);
     expect(r.asked?.map((q) => [q.tool, q.withdrawn ?? false])).toEqual([['run_shell', false], ['write_file', true]]);
@@ -101,14 +105,8 @@ describe.concurrent('an answer that waits for another question (after_asked)', (
 // agent takes to get there. Here its stop comes 1.5 s late; a person who answers a second
 // after the question would answer first, and the file would be written.
 describe.concurrent('an answer that comes once the agent that asks is stopped (after_stopped)', () => {
-  type Json = { answers: Record<string, unknown>[]; tracks: { main: { turns: Record<string, unknown>[] } } };
-  const stopAsking = (edit: (s: Json) => void) => {
-    const json = JSON.parse(readFileSync(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-asking.json'), 'utf8')) as Json;
-    edit(json);
-    return parseScenario(JSON.stringify(json), 'stop-asking-late.json');
-  };
-  const chapter15 = path.join(ROOT, 'steps', '15-background-agents');
-  const lateStop = (s: Json) => { s.tracks.main.turns[1]!.latency_ms = 1500; };
+  const stopAsking = (edit: (s: CaseJson) => void) => chapter15Case('stop-asking', edit);
+  const lateStop = (s: CaseJson) => { s.tracks.main!.turns[1]!.latency_ms = 1500; };
 
   it('is given after the stop, however late the stop: the yes runs nothing', async () => {
     // And a set second instead (the second run, side by side): the yes comes before the stop, and the file is written.
@@ -122,7 +120,7 @@ describe.concurrent('an answer that comes once the agent that asks is stopped (a
   });
 
   it('an agent never stopped: the person answers at the limit all the same, and the scenario fails saying so', async () => {
-    const never = stopAsking((s) => { s.tracks.main.turns[1] = { text: 'Letting it go on.' }; s.tracks.main.turns.splice(2); });
+    const never = stopAsking((s) => { s.tracks.main!.turns[1] = { text: 'Letting it go on.' }; s.tracks.main!.turns.splice(2); });
     const r = await runChapter({ codeDir: chapter15, scenario: never, latencyScale: 0, answerWaitLimitMs: 500 });
     expect(r.failures).toContain('the answer for write_file comes once the agent that asks is stopped, and it was not stopped within 0.5 s');
     expect(r.ok).toBe(false);
