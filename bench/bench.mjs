@@ -9,6 +9,8 @@
 //                                 self-check twice each
 //   npm run bench -- 11 --runs 15 one chapter, more runs
 //   npm run bench -- --no-suite   skip the test suite
+//   npm run bench -- --no-xray --suite-runs 5
+//                                 the suite with what it kept five times: its median, and the range
 //   (also: one chapter's --check as a command, and --watch from a save to its verdict)
 //   npm run bench -- --help      every option, and the exit codes
 //   npm run bench -- --claude PATH  also time a full x-ray of that Claude Code (also: XRAY_CLAUDE=PATH,
@@ -26,7 +28,7 @@ import { CommandLineError, readCommandLine } from './command-line.mjs';
 import { processCpu } from './process-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: npm run bench -- [CHAPTER ...] [--runs N] [--no-suite] [--claude PATH | --no-xray] [--no-markers]
+const HELP = `Usage: npm run bench -- [CHAPTER ...] [--runs N] [--suite-runs N | --no-suite] [--claude PATH | --no-xray] [--no-markers]
        npm run bench -- --by-file
 
 Time the chapters' demos, a check of an exercise (once, and --watch from a save to its
@@ -39,6 +41,8 @@ machines, or two busy moments, compare.
                     also with --no-latency where its scenario waits on purpose; the
                     exercise check uses chapter 11, else the first one given
   --runs N          runs of each demo, 1 to 1000; the median is shown (default 7)
+  --suite-runs N    runs of npm test with what earlier runs kept, 1 to 20; the median is
+                    shown, with the range (default 1)
   --no-suite        skip npm test and the self-check (each timed twice: nothing kept,
                     then with what the first run kept)
   --claude PATH     also time a whole x-ray of that Claude Code (default: XRAY_CLAUDE,
@@ -371,16 +375,24 @@ if (args.suite) {
   // vitest keeps its timings of each file in node_modules/.vite (the order files start in):
   // a fresh clone has none of that either.
   const kept = [path.join(root, 'node_modules', '.cache'), path.join(root, 'node_modules', '.vite')];
-  const timed = async (label, command, fresh) => {
+  // `times` runs in a row: the median of their wall and CPU times, and the range of the wall
+  // times. Run to run, the same suite on the same tree varies by a second or more here.
+  const timed = async (label, command, fresh, times = 1) => {
     if (fresh) for (const dir of kept) rmSync(dir, { recursive: true, force: true });
-    const before = childCpu();
-    const m = await measure(npm, command, 1);
-    const after = childCpu();
-    const cpu = before === undefined || after === undefined ? '' : `   ${(after - before).toFixed(1)} s CPU`;
-    console.log(`${label.padEnd(32)} ${(m.wall / 1000).toFixed(1).padStart(6)} s${cpu}`);
+    const walls = [];
+    const cpus = [];
+    for (let i = 0; i < times; i++) {
+      const before = childCpu();
+      walls.push((await measure(npm, command, 1)).wall / 1000);
+      const after = childCpu();
+      if (before !== undefined && after !== undefined) cpus.push(after - before);
+    }
+    const cpu = cpus.length === 0 ? '' : `   ${median(cpus).toFixed(1)} s CPU`;
+    const spread = times === 1 ? '' : `   (median of ${times}; ${Math.min(...walls).toFixed(1)}-${Math.max(...walls).toFixed(1)} s)`;
+    console.log(`${label.padEnd(32)} ${median(walls).toFixed(1).padStart(6)} s${cpu}${spread}`);
   };
   await timed('npm test (nothing kept)', ['test', '--silent'], true);
-  await timed('npm test (results kept)', ['test', '--silent'], false);
+  await timed('npm test (results kept)', ['test', '--silent'], false, args.suiteRuns);
   await timed('selfcheck --cached (nothing kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], true);
   await timed('selfcheck --cached (results kept)', ['run', 'selfcheck', '--silent', '--', '--cached'], false);
 }

@@ -25,11 +25,12 @@ export function readCommandLine(argv, { writtenChapters, canReadProc }) {
   // stack trace once the speed markers had taken their seconds.
   let unknown;
   const args = minimist(argv, {
-    boolean: ['suite', 'help', 'xray', 'by-file', 'markers'], string: ['claude', 'runs', '_'], alias: { h: 'help' },
-    default: { suite: true, xray: true, markers: true, runs: '7' },
+    boolean: ['suite', 'help', 'xray', 'by-file', 'markers'], string: ['claude', 'runs', 'suite-runs', '_'], alias: { h: 'help' },
+    default: { suite: true, xray: true, markers: true, runs: '7', 'suite-runs': '1' },
     unknown: (arg) => {
       // `--runs -1`: minimist takes a word starting with - for an option, never a value.
-      if (arg.startsWith('-')) unknown ??= argv[argv.indexOf(arg) - 1] === '--runs' ? `--runs ${arg}` : arg;
+      const before = argv[argv.indexOf(arg) - 1];
+      if (arg.startsWith('-')) unknown ??= before === '--runs' || before === '--suite-runs' ? `${before} ${arg}` : arg;
       return !arg.startsWith('-');
     },
   });
@@ -39,17 +40,23 @@ export function readCommandLine(argv, { writtenChapters, canReadProc }) {
   // (--by-file=no was read as on) and a one-letter alias with two dashes (--h).
   for (const arg of argv.slice(0, argv.includes('--') ? argv.indexOf('--') : undefined)) {
     const [, name, value] = /^--([^=]+)(=.*)?$/.exec(arg) ?? [];
-    if (name === undefined || name === 'runs' || name === 'claude') continue;
+    if (name === undefined || name === 'runs' || name === 'suite-runs' || name === 'claude') continue;
     if (!SWITCHES.includes(name)) unknown ??= `--${name}`;
     else if (value !== undefined) refuse(`--${name} takes no value (got ${arg})`);
   }
-  if (unknown?.startsWith('--runs ')) refuse(`--runs needs a positive whole number (got "${unknown.slice(7)}")`);
+  for (const o of ['--runs', '--suite-runs']) if (unknown?.startsWith(`${o} `)) refuse(`${o} needs a positive whole number (got "${unknown.slice(o.length + 1)}")`);
   if (unknown !== undefined) refuse(`unknown option ${unknown}`);
   if (args.help) return { help: true };
-  for (const o of ['runs', 'claude']) if (Array.isArray(args[o])) refuse(`--${o} given twice`);
-  // A median of more than a thousand runs would take hours: a typo, not a wish.
-  if (!/^\d+$/.test(String(args.runs)) || Number(args.runs) < 1) refuse(`--runs needs a positive whole number (got ${args.runs === '' ? 'none' : `"${args.runs}"`})`);
+  for (const o of ['runs', 'suite-runs', 'claude']) if (Array.isArray(args[o])) refuse(`--${o} given twice`);
+  for (const o of ['runs', 'suite-runs']) {
+    if (!/^\d+$/.test(String(args[o])) || Number(args[o]) < 1) refuse(`--${o} needs a positive whole number (got ${args[o] === '' ? 'none' : `"${args[o]}"`})`);
+  }
+  // A median of more than a thousand runs would take hours: a typo, not a wish. So would more
+  // than twenty suites (each takes about 20 s here).
   if (Number(args.runs) > 1000) refuse(`--runs ${args.runs}: at most 1000 runs of each demo`);
+  if (Number(args['suite-runs']) > 20) refuse(`--suite-runs ${args['suite-runs']}: at most 20 runs of the suite`);
+  // Said rather than ignored: the suite is not run at all.
+  if (argv.some((a) => a === '--suite-runs' || a.startsWith('--suite-runs=')) && !args.suite) refuse('--suite-runs and --no-suite do not go together');
   if ('claude' in args && (typeof args.claude !== 'string' || args.claude === '')) refuse('--claude needs a path');
   if (args.claude && !args.xray) refuse('--claude and --no-xray do not go together');
   // Said now, not when the x-ray's turn comes at the very end.
@@ -70,5 +77,5 @@ export function readCommandLine(argv, { writtenChapters, canReadProc }) {
     if (twice !== undefined) refuse(`chapter ${Number(twice)} given twice`);
     chapters = args._.length ? args._.map(Number) : written;
   }
-  return { help: false, byFile, chapters, runs: Number(args.runs), suite: args.suite, xray: args.xray, markers: args.markers, claude: args.claude || undefined };
+  return { help: false, byFile, chapters, runs: Number(args.runs), suiteRuns: Number(args['suite-runs']), suite: args.suite, xray: args.xray, markers: args.markers, claude: args.claude || undefined };
 }

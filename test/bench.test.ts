@@ -41,7 +41,7 @@ function groupCommands(pgid: number): string[] {
 }
 
 // What bench/command-line.mjs answers, typed as it is used here.
-interface BenchOptions { help: boolean; byFile?: boolean; chapters?: number[]; runs?: number; suite?: boolean; xray?: boolean; markers?: boolean; claude?: string }
+interface BenchOptions { help: boolean; byFile?: boolean; chapters?: number[]; runs?: number; suiteRuns?: number; suite?: boolean; xray?: boolean; markers?: boolean; claude?: string }
 const readCommandLine = readBenchCommandLine as (argv: string[], o: { writtenChapters: () => number[]; canReadProc: () => boolean }) => BenchOptions;
 const CommandLineError = BenchCommandLineError as new (line: string) => Error;
 /** The bench's reading of `argv`, on this machine's chapters: its options, or the line it refuses it with. */
@@ -71,6 +71,14 @@ describe('a command line the bench cannot take: one line, exit 2, nothing measur
     // A typo of a number ran for hours; a chapter twice measured it twice.
     [['--runs', '99999999999999999999'], '--runs 99999999999999999999: at most 1000 runs of each demo'],
     [['11', '11'], 'chapter 11 given twice'],
+    // The suite's runs: the same bounds, said before any suite runs (each takes about 20 s).
+    [['--suite-runs', '0'], '--suite-runs needs a positive whole number (got "0")'],
+    [['--suite-runs', '-2'], '--suite-runs needs a positive whole number (got "-2")'],
+    [['--suite-runs'], '--suite-runs needs a positive whole number (got none)'],
+    [['--suite-runs', '21'], '--suite-runs 21: at most 20 runs of the suite'],
+    [['--suite-runs', '2', '--suite-runs', '3'], '--suite-runs given twice'],
+    [['--suite-runs', '3', '--no-suite'], '--suite-runs and --no-suite do not go together'],
+    [['--by-file', '--suite-runs', '3'], '--by-file runs the suite alone: it takes no chapter or other option but --no-markers'],
     [['--claude', path.join(ROOT, 'no-such-claude')], `--claude ${path.join(ROOT, 'no-such-claude')}: no such file`],
     [['--claude', ROOT], `--claude ${ROOT}: not a file`],
     [['--claude', path.join(ROOT, 'package.json')], `--claude ${path.join(ROOT, 'package.json')}: not an executable file`],
@@ -83,9 +91,11 @@ describe('a command line the bench cannot take: one line, exit 2, nothing measur
     expect(benchReads(['--by-file'], true)).toMatchObject({ help: false, byFile: true, chapters: undefined });
   });
 
-  it('what it takes: the chapters given, in order, or every written one; 7 runs unless told', () => {
+  it('what it takes: the chapters given, in order, or every written one; 7 runs of each demo and 1 of the suite unless told', () => {
     expect(benchReads(['11', '2', '--runs', '3', '--no-suite'])).toMatchObject({ help: false, chapters: [11, 2], runs: 3, suite: false, xray: true, markers: true });
-    expect(benchReads([])).toMatchObject({ chapters: WRITTEN_CHAPTERS.map((c) => c.n), runs: 7, suite: true });
+    expect(benchReads([])).toMatchObject({ chapters: WRITTEN_CHAPTERS.map((c) => c.n), runs: 7, suiteRuns: 1, suite: true });
+    expect(benchReads(['11', '--suite-runs', '5'])).toMatchObject({ chapters: [11], runs: 7, suiteRuns: 5, suite: true });
+    expect(benchReads(['--suite-runs=20'])).toMatchObject({ suiteRuns: 20 });
     expect(benchReads(['--help', '99'])).toEqual({ help: true });
   });
 
@@ -104,7 +114,7 @@ it('--help describes every option and the exit codes, exit 0, nothing measured',
   expect(r.code).toBe(0);
   expect(r.err).toBe('');
   // Each option on a line of its own, followed by what it does.
-  for (const option of ['CHAPTER ...', '--runs N', '--no-suite', '--claude PATH', '--no-xray', '--no-markers', '--by-file', '-h, --help']) {
+  for (const option of ['CHAPTER ...', '--runs N', '--suite-runs N', '--no-suite', '--claude PATH', '--no-xray', '--no-markers', '--by-file', '-h, --help']) {
     expect(r.out).toMatch(new RegExp(`^  ${option.replace(/[.]/g, '\\.')} +\\S`, 'm'));
   }
   expect(r.out).toMatch(/^Exit codes: 0 measured; 1 .*; 2 /m);
