@@ -452,12 +452,11 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
         '  setTimeout(() => process.exit(3), 100);',
         '}',
       ].join('\n'));
-      const script = path.join(dir, 'batch.mts');
-      const src = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, 'src/runner', file)).href);
+      // The runner's bundle, loaded as steps/run.mjs loads it, from a module file as that is one.
+      const script = path.join(dir, 'batch.mjs');
       writeFileSync(script, [
-        `import { installExitHandlers } from ${src('cleanup.ts')};`,
-        `import { runChapter } from ${src('run-chapter.ts')};`,
-        `import { absorbingStrays } from ${src('run-guard.ts')};`,
+        `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
+        `const { installExitHandlers, runChapter, absorbingStrays } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
         'installExitHandlers();',
         "const scenario = { file: 'inline.json', title: 't', prompts: ['go'], tracks: { main: { turns: [{ text: 'done' }] } } };",
         'const r = await absorbingStrays(async () => {',
@@ -467,7 +466,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
         '});',
         "console.log(`run ok: ${r.ok}, crash: ${r.crash ?? 'none'}`);",
       ].join('\n'));
-      const child = tracked(spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 'a batch with leftovers');
+      const child = tracked(spawn(process.execPath, [script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 'a batch with leftovers');
       let out = '';
       let err = '';
       child.stdout.on('data', (d) => { out += String(d); });
