@@ -446,17 +446,19 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
       writeFileSync(path.join(dir, 'leaves', 'main.ts'), [
         "export const DEFAULT_MODEL = 'claude-sonnet-4-6';",
         'export async function runSession(): Promise<void> {',
+        // The run lasts long enough for its watchdog's thread to be up (see below).
+        '  await new Promise((done) => setTimeout(done, 150));',
         "  setTimeout(() => { void Promise.reject(new Error('a stray rejection')); }, 50);",
         // Handled after it was reported unhandled (a Promise.all's later children): no warning.
         "  setTimeout(() => { const late = Promise.reject(new Error('handled late')); setTimeout(() => { late.catch(() => undefined); }, 20); }, 60);",
         '  setTimeout(() => process.exit(3), 100);',
         '}',
       ].join('\n'));
-      // The runner's bundle, loaded as steps/run.mjs loads it, from a module file as that is one.
-      const script = path.join(dir, 'batch.mjs');
-      writeFileSync(script, [
-        `const { compiled } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'steps', 'fast-start.mjs')).href)});`,
-        `const { installExitHandlers, runChapter, absorbingStrays } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
+      // From the runner's bundle, with its handlers installed, as steps/run.mjs has them. The
+      // run is watched meanwhile (watchdog.ts): in a program given to `node --input-type=module
+      // -e`, as this one is, the watchdog's thread once failed as it started, and failed the run.
+      const { out, err, code } = await runWithHandlers([
+        `const { runChapter, absorbingStrays } = (await compiled(${JSON.stringify(ROOT)})).cli();`,
         'installExitHandlers();',
         "const scenario = { file: 'inline.json', title: 't', prompts: ['go'], tracks: { main: { turns: [{ text: 'done' }] } } };",
         'const r = await absorbingStrays(async () => {',
@@ -465,13 +467,7 @@ describe.concurrent('finished and crashed runs leave nothing behind', () => {
         '  return ran;',
         '});',
         "console.log(`run ok: ${r.ok}, crash: ${r.crash ?? 'none'}`);",
-      ].join('\n'));
-      const child = tracked(spawn(process.execPath, [script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 'a batch with leftovers');
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => { out += String(d); });
-      child.stderr.on('data', (d) => { err += String(d); });
-      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      ], 'a batch with leftovers');
       expect(err).toBe('');
       expect(out).toBe('run ok: true, crash: none\n');
       expect(code).toBe(0);

@@ -117,7 +117,11 @@ export function watchRun(label: string, paths: string[], lastWords?: string): ()
     const shared = new Int32Array(new SharedArrayBuffer(8));
     const mark = process.env.SUBAGENTS_RUNNER === String(process.pid) ? `SUBAGENTS_RUNNER=${process.pid}` : undefined;
     const cleanup = cleanupBundle();
-    const worker = new Worker(DOG, { eval: true, workerData: { shared: shared.buffer, stallMs: STALL_MS, memoryMb: MEMORY_LIMIT_MB, mark, cleanup } });
+    // No options of the process's own: a worker inherits them, and where the process was
+    // started with --input-type=module (a program given to `node -e` that loads the runner),
+    // DOG, which is CommonJS, was read as a module, failed on its first require, and the
+    // failure ended the run as an uncaught exception.
+    const worker = new Worker(DOG, { eval: true, execArgv: [], workerData: { shared: shared.buffer, stallMs: STALL_MS, memoryMb: MEMORY_LIMIT_MB, mark, cleanup } });
     worker.unref();
     setInterval(() => { Atomics.add(shared, 0, 1); }, 50).unref();
     dog = { worker, shared };
