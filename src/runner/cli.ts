@@ -16,12 +16,12 @@ import { agentReports, renderTranscript, usageTable } from './transcript.ts';
 import { SetupError, onExit } from './cleanup.ts';
 
 // steps/run.mjs installs the signal and crash handlers from here (src/runner/cleanup.ts).
+// runChapter and absorbingStrays: a batch of runs as the self-check makes them, for a script
+// that loads the runner's bundle (cleanup.test.ts's batch with leftovers), which holds these
+// modules only through here.
 export { installExitHandlers, finish } from './cleanup.ts';
-export { leaveChapterCodeBehind } from './run-guard.ts';
-// A batch of runs as the self-check makes them, for a script that loads the runner's bundle
-// (test/cleanup.test.ts's batch with leftovers), which holds these modules only through here.
+export { leaveChapterCodeBehind, absorbingStrays } from './run-guard.ts';
 export { runChapter } from './run-chapter.ts';
-export { absorbingStrays } from './run-guard.ts';
 
 
 const BOOLEAN_FLAGS = ['list', 'list-cases', 'all', 'diff', 'trace', 'json', 'keep', 'live', 'repl', 'watch', 'gen', 'selfcheck', 'cached', 'help', 'latency'];
