@@ -28,6 +28,12 @@ const scratch = scratchFolder(() => mkdtempSync(path.join(tmpdir(), 'xray-test-'
  */
 function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent' | 'refuse', tell?: string, first?: string): string {
   const file = path.join(scratch(), name);
+  // One that sends nothing needs no node: a shell starts in a tenth of the time.
+  if (mode === 'silent' || mode === 'refuse') {
+    writeFileSync(file, `#!/bin/sh\nif [ "$1" = --version ]; then echo '9.9.9 (Claude Code)'; exit 0; fi\n${mode === 'silent' ? 'echo done; exit 0' : "echo 'Invalid session ID.' >&2; exit 1"}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  }
   // 'reject': a request a real API refuses (a system turn without its beta), as a client
   // the mock was not calibrated for would send. `tell`: a file outside the run where the
   // client writes what it saw before it sends anything.
@@ -36,8 +42,6 @@ function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent' 
 const { execFileSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
 if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
-${mode === 'silent' ? "console.log('done'); process.exit(0);" : ''}
-${mode === 'refuse' ? "console.error('Invalid session ID.'); process.exit(1);" : ''}
 ${first ? `execFileSync('sh', ['-c', ${JSON.stringify(first)}], { stdio: 'ignore' });` : ''}
 const prompt = argv[argv.indexOf('-p') + 1];
 let head = '';
