@@ -28,9 +28,10 @@ const scratch = scratchFolder(() => mkdtempSync(path.join(tmpdir(), 'xray-test-'
  */
 function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent' | 'refuse', tell?: string, first?: string): string {
   const file = path.join(scratch(), name);
+  const version = '9.9.9 (Claude Code)';   // what --version says, either way
   // One that sends nothing needs no node: a shell starts in a tenth of the time.
   if (mode === 'silent' || mode === 'refuse') {
-    writeFileSync(file, `#!/bin/sh\nif [ "$1" = --version ]; then echo '9.9.9 (Claude Code)'; exit 0; fi\n${mode === 'silent' ? 'echo done; exit 0' : "echo 'Invalid session ID.' >&2; exit 1"}\n`);
+    writeFileSync(file, `#!/bin/sh\nif [ "$1" = --version ]; then echo '${version}'; exit 0; fi\n${mode === 'silent' ? 'echo done; exit 0' : "echo 'Invalid session ID.' >&2; exit 1"}\n`);
     chmodSync(file, 0o755);
     return file;
   }
@@ -41,7 +42,7 @@ function fakeClaude(name: string, mode: 'report' | 'hang' | 'reject' | 'silent' 
   writeFileSync(file, `#!${process.execPath}
 const { execFileSync, spawn } = require('node:child_process');
 const argv = process.argv.slice(2);
-if (argv[0] === '--version') { console.log('9.9.9 (Claude Code)'); process.exit(0); }
+if (argv[0] === '--version') { console.log('${version}'); process.exit(0); }
 ${first ? `execFileSync('sh', ['-c', ${JSON.stringify(first)}], { stdio: 'ignore' });` : ''}
 const prompt = argv[argv.indexOf('-p') + 1];
 let head = '';
