@@ -10,6 +10,8 @@
 // model's own shell commands, which the permission gate asks about (chapter 6).
 
 import { execFile } from 'node:child_process';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * On the command line, above any config file: git refuses a folder that only looks like a
@@ -37,12 +39,14 @@ const REFS_ONLY = new Set(['rev-parse', 'rev-list', 'branch']);
  * includes too) is switched off: its commands set empty, which git reads as no filter, and not
  * required. One in the user's own config (git-lfs puts one there) is the user's, and left
  * alone. The settings go through GIT_CONFIG_COUNT, which takes a name as it is: a `-c` would
- * cut a filter named "a=b" at its "=". Read just before the call; a write in between (a
- * background sub-agent's) could still add one, which is why this is a guard, not a sandbox.
+ * cut a filter named "a=b" at its "=". Read just before the call (from the disk, when the
+ * config files say no filter at all: configMayNameFilters); a write in between (a background
+ * sub-agent's) could still add one, which is why this is a guard, not a sandbox.
  */
 export function repoFiltersOff(cwd: string, args: string[]): Promise<NodeJS.ProcessEnv> {
   const command = args.find((arg, i) => !arg.startsWith('-') && args[i - 1] !== '-c');
   if (command !== undefined && REFS_ONLY.has(command)) return Promise.resolve(process.env);
+  if (!configMayNameFilters(cwd)) return Promise.resolve(process.env);
   const read = [...SAFE_GIT, 'config', '--show-scope', '--name-only', '--get-regexp', '^filter\\.'];
   return new Promise((resolve) => {
     execFile('git', read, { cwd, timeout: 10_000 }, (_error, stdout) => {
@@ -63,4 +67,47 @@ export function repoFiltersOff(cwd: string, args: string[]): Promise<NodeJS.Proc
       resolve(env);
     });
   });
+}
+
+/**
+ * Whether a config file of the repository's own could set a filter: repoFiltersOff's question,
+ * put to the disk first. It comes before nearly every git call, most repositories set no
+ * filter, and a file read costs far less than a process. A config file that says neither
+ * "filter" nor "include" (a file it includes could) sets none: a section's name takes no
+ * escapes, only letters in either case. Read: the config files of every .git from `cwd` up to
+ * the root, links resolved as git sees them; not only the first .git, as git passes over one
+ * that is no repository. A worktree's .git is a file that leads to its own folder in the
+ * repository's, and from there (`commondir`) to the shared config. Whatever this cannot be
+ * sure of is a "could", and git is asked: a .git file with no "gitdir:" line, a file it cannot
+ * read, GIT_DIR or GIT_COMMON_DIR in the environment (they put the repository elsewhere).
+ */
+export function configMayNameFilters(cwd: string): boolean {
+  if (process.env.GIT_DIR !== undefined || process.env.GIT_COMMON_DIR !== undefined) return true;
+  try {
+    for (let dir = realpathSync(cwd); ; dir = path.dirname(dir)) {
+      const dotGit = path.join(dir, '.git');
+      const found = statSync(dotGit, { throwIfNoEntry: false });
+      if (found) {
+        const leadsTo = found.isDirectory() ? '' : /^gitdir: (.+)/.exec(textOrNothing(dotGit))?.[1];
+        if (leadsTo === undefined) return true;
+        const own = path.resolve(dir, leadsTo.trim() || '.git');
+        const shared = path.resolve(own, textOrNothing(path.join(own, 'commondir')).trim());
+        const files = [path.join(shared, 'config'), path.join(shared, 'config.worktree'), path.join(own, 'config.worktree')];
+        if (files.some((file) => /filter|include/i.test(textOrNothing(file)))) return true;
+      }
+      if (dir === path.dirname(dir)) return false;
+    }
+  } catch {
+    return true;   // a folder or file it could not read
+  }
+}
+
+/** A file's text, or '' when there is no such file; any other failure is thrown. */
+function textOrNothing(file: string): string {
+  try {
+    return readFileSync(file, 'latin1');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw err;
+  }
 }
