@@ -48,8 +48,10 @@ describe('every half-done shortcut', () => {
 });
 
 describe('the self-check runs a shortcut', () => {
+  // Chapter 1 and the first cases of chapter 4's --check order: a shortcut's grading runs
+  // the cases in turn up to the first that fails, each on a fresh load of the code.
   it('a real one fails its named expectation (caught); one that changes nothing passes (reported)', async () => {
-    const real = SHORTCUTS.find((s) => s.chapter === 2)!;
+    const real = SHORTCUTS.find((s) => s.chapter === 1)!;
     // The reference text written back: no shortcut at all.
     const none = { ...real, shortcut: 'nothing skipped', replace: real.find };
     let out = '';
@@ -58,13 +60,13 @@ describe('the self-check runs a shortcut', () => {
     const outcomes = JSON.parse(out) as MutationOutcome[];
     expect(outcomes.map((o) => [o.kind, o.killed])).toEqual([['shortcut', true], ['shortcut', false]]);
     expect(outcomes[0]!.detail).toBe(`${real.case}: ${real.fails}`);
-    expect(outcomes[1]!.detail).toBe('every case of chapter 2 passes');
+    expect(outcomes[1]!.detail).toBe('every case of chapter 1 passes');
   });
 
   it('one named by a case --check never reaches: reported, naming the case that fails first', async () => {
-    // --resume with no value: it fails resume-empty, and resume-twice after it. Named by the
-    // later case, the learner would never see the failure the catalogue promises.
-    const real = SHORTCUTS.find((s) => shortcutId(s) === 'ch4-parse-flags-16')!;
+    // The permission mode unchecked: it fails bad-mode, the second case. Named by a later
+    // case, the learner would never see the failure the catalogue promises.
+    const real = SHORTCUTS.find((s) => s.chapter === 4 && s.case === 'bad-mode')!;
     const later = { ...real, case: 'resume-twice', fails: '--resume given twice is refused, naming it' };
     let out = '';
     const code = await runSelfcheck(ROOT, (l) => { out += l; }, { json: true, mutations: [], shortcuts: [real, later] });
@@ -75,9 +77,9 @@ describe('the self-check runs a shortcut', () => {
   });
 
   it('one whose named case passes on this run: caught where --check stops instead, when that is its `or`', async () => {
-    // bad-session-id comes first and passes with this shortcut: --check stops at resume-empty.
-    const real = SHORTCUTS.find((s) => shortcutId(s) === 'ch4-parse-flags-16')!;
-    const first = { case: 'bad-session-id', fails: 'a session id with a path in it is refused with a line naming --session-id' };
+    // The session id unchecked: bad-mode comes first and passes, and --check stops at bad-session-id.
+    const real = SHORTCUTS.find((s) => s.chapter === 4 && s.case === 'bad-session-id')!;
+    const first = { case: 'bad-mode', fails: 'an unknown permission mode is refused with a line that names it' };
     const withOr = { ...real, ...first, or: { case: real.case, fails: real.fails } };
     const without = { ...real, ...first };
     let out = '';
