@@ -22,24 +22,30 @@ afterEach(() => {
   else process.env.GIT_CONFIG_GLOBAL = globalBefore;
 });
 
-/** A repository with one commit, a changed tracked file, and `filter` (a name) set in
- *  shared.gitconfig, which its config includes, for every file; the filter's command writes
- *  ran-NAME.txt beside the repository when it runs. */
-function repositoryWithFilter(filter: string): { repo: string; ran: string } {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'git-filters-')));
-  made.push(dir);
-  const repo = path.join(dir, 'repo');
-  const ran = path.join(dir, 'ran.txt');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: gitEnv(), stdio: 'pipe' });
+/** base/repo: one commit, a.txt changed since (same size: a status must read it, through the
+ *  filter), .gitattributes naming `filter` for every file, and a command for it that marks
+ *  ran.txt beside the repository when it runs (set nowhere yet). The folder's name and the
+ *  command say neither "filter" nor "include" (the cases at the end count on it). */
+function plainRepository(filter = 'x'): { base: string; repo: string; ran: string; command: string; git: (cwd: string, ...args: string[]) => string } {
+  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'git-precheck-')));
+  made.push(base);
+  const repo = path.join(base, 'repo');
+  const ran = path.join(base, 'ran.txt');
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: gitEnv(), encoding: 'utf8' });
   execFileSync('git', ['init', '--quiet', '--initial-branch=main', repo], { env: gitEnv() });
   writeFileSync(path.join(repo, 'a.txt'), 'one\n');
-  git('add', '--all');
-  git('commit', '--quiet', '--message', 'first');
-  const command = `sh -c 'echo ran >> ${ran}; cat'`;
-  writeFileSync(path.join(repo, 'shared.gitconfig'), `[filter "${filter}"]\n\tclean = "${command}"\n`);
-  git('config', 'include.path', '../shared.gitconfig');
+  git(repo, 'add', '--all');
+  git(repo, 'commit', '--quiet', '--message', 'first');
   writeFileSync(path.join(repo, '.gitattributes'), `* filter=${filter}\n`);
   writeFileSync(path.join(repo, 'a.txt'), 'two\n');
+  return { base, repo, ran, command: `sh -c 'echo ran >> ${ran}; cat'`, git };
+}
+
+/** plainRepository, with `filter` (a name) set in shared.gitconfig, which its config includes. */
+function repositoryWithFilter(filter: string): { repo: string; ran: string } {
+  const { repo, ran, command, git } = plainRepository(filter);
+  writeFileSync(path.join(repo, 'shared.gitconfig'), `[filter "${filter}"]\n\tclean = "${command}"\n`);
+  git(repo, 'config', 'include.path', '../shared.gitconfig');
   return { repo, ran };
 }
 
@@ -105,23 +111,6 @@ it("the system prompt's status runs no hook, though it writes the index and the 
 // where only a full reading finds it; plain git in the same folder runs it (the setup is
 // live), the prompt's status does not. The folders' names and the filter's command say neither
 // "filter" nor "include", so only the config's own words can tell.
-
-/** base/repo: one commit, a.txt changed since (same size: a status must read it, through the
- *  filter), .gitattributes naming filter x for every file, and x's command (it marks ran.txt). */
-function plainRepository(): { base: string; repo: string; ran: string; command: string; git: (cwd: string, ...args: string[]) => string } {
-  const base = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'git-precheck-')));
-  made.push(base);
-  const repo = path.join(base, 'repo');
-  const ran = path.join(base, 'ran.txt');
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: gitEnv(), encoding: 'utf8' });
-  execFileSync('git', ['init', '--quiet', '--initial-branch=main', repo], { env: gitEnv() });
-  writeFileSync(path.join(repo, 'a.txt'), 'one\n');
-  git(repo, 'add', '--all');
-  git(repo, 'commit', '--quiet', '--message', 'first');
-  writeFileSync(path.join(repo, '.gitattributes'), '* filter=x\n');
-  writeFileSync(path.join(repo, 'a.txt'), 'two\n');
-  return { base, repo, ran, command: `sh -c 'echo ran >> ${ran}; cat'`, git };
-}
 
 /** Plain git's status in `cwd` runs the filter (then the mark is removed); the prompt's status, taken there, does not. */
 async function promptStatusRunsNoFilter(cwd: string, ran: string, env: NodeJS.ProcessEnv = gitEnv()): Promise<void> {
