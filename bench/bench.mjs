@@ -33,9 +33,9 @@ const HELP = `Usage: npm run bench -- [CHAPTER ...] [--runs N] [--suite-runs N |
 
 Time the chapters' demos, a check of an exercise (once, and --watch from a save to its
 verdict), the test suite and the self-check on this machine, and print the figures
-(nothing is asserted: machines differ). Two speed markers, taken before and after (a
-fixed loop, and a node that starts and ends at once), tell whether figures from two
-machines, or two busy moments, compare.
+(nothing is asserted: machines differ). Three speed markers, taken before and after (a
+fixed loop, a node that starts and ends at once, and a page of memory mapped at its first
+use), tell whether figures from two machines, or two busy moments, compare.
 
   CHAPTER ...       only these chapters' demos (default: every written chapter); each
                     also with --no-latency where its scenario waits on purpose; the
@@ -212,7 +212,29 @@ function processMarker() {
   }
   return Math.round(median(times));
 }
-const markers = () => `${speedMarker()} s, ${processMarker()} ms`;
+/**
+ * Microseconds the kernel takes to map a page of memory at its first use, in a fresh node that
+ * writes one byte into each 4 KiB page of 64 MiB it has not touched yet (the median of 3).
+ * Neither marker above sees it, and the suite makes over two million such faults (--by-file).
+ * Seen here: a machine whose first two markers were 1.40 s and 54 ms, and whose pages cost
+ * 10 µs each, ran the suite with what it kept in 50-58 s and 95-110 s of CPU; one with the
+ * same two markers, whose pages cost about 1.5 µs (3.5 s of its kernel time for 2.3 million
+ * faults), had run it in about 20 s and 40 s of CPU.
+ */
+function pageMarker() {
+  const script = [
+    'const size = 64 << 20, bytes = Buffer.allocUnsafeSlow(size);',
+    'const faults = process.resourceUsage().minorPageFault, started = process.hrtime.bigint();',
+    'for (let i = 0; i < size; i += 4096) bytes[i] = 1;',
+    'const made = process.resourceUsage().minorPageFault - faults;',
+    'console.log(made > 0 ? Number(process.hrtime.bigint() - started) / 1e3 / made : NaN);',
+  ].join('\n');
+  const times = [];
+  for (let i = 0; i < 3; i++) times.push(Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout));
+  const usable = times.filter(Number.isFinite);
+  return usable.length === 0 ? '?' : median(usable).toFixed(1);
+}
+const markers = () => `${speedMarker()} s, ${processMarker()} ms, ${pageMarker()} µs`;
 const markerBefore = args.markers ? markers() : undefined;
 /** The closing line: the markers again, to compare with those taken before. */
 const markersAfter = () => `\nmachine speed markers: ${markerBefore === undefined ? 'skipped (--no-markers)' : `${markerBefore} before, ${markers()} after`}`;
@@ -222,7 +244,7 @@ if (args.byFile) {
 }
 
 console.log(`node ${process.versions.node} · ${process.platform} · ${runs} runs per chapter (median; peak RSS is the max over runs)`);
-console.log(`machine speed markers: ${markerBefore === undefined ? 'skipped (--no-markers)' : `${markerBefore} (a fixed 3·10⁸-step loop in node; a node that starts and ends at once; lower is faster)`}\n`);
+console.log(`machine speed markers: ${markerBefore === undefined ? 'skipped (--no-markers)' : `${markerBefore} (a fixed 3·10⁸-step loop in node; a node that starts and ends at once; a page of fresh memory at its first use; lower is faster)`}\n`);
 console.log('command                             median     min   peak RSS');
 const preload = ['--import', path.join(root, 'bench/rss-on-exit.mjs')];
 /** Does chapter n's demo script model latency (chapters that show work overlapping)? */
