@@ -218,8 +218,8 @@ function processMarker() {
  * Neither marker above sees it, and the suite makes over two million such faults (--by-file).
  * Seen here: a machine whose first two markers were 1.40 s and 54 ms, and whose pages cost
  * 10 µs each, ran the suite with what it kept in 50-58 s and 95-110 s of CPU; one with
- * markers of 1.47-1.70 s and 56-61 ms, whose pages cost about 1.5 µs (3.5 s of its kernel time for 2.3 million
- * faults), had run it in about 20 s and 40 s of CPU.
+ * markers of 1.47-1.70 s and 56-61 ms, whose pages cost about 1.5 µs (3.5 s of its kernel
+ * time for 2.3 million faults), had run it in about 20 s and 40 s of CPU.
  */
 function pageMarker() {
   const script = [
