@@ -221,7 +221,7 @@ function processMarker() {
  * markers of 1.47-1.70 s and 56-61 ms, whose pages cost about 1.5 µs (3.5 s of its kernel
  * time for 2.3 million faults), had run it in about 20 s and 40 s of CPU.
  */
-function pageMarker() {
+function pageMicroseconds() {
   const script = [
     'const size = 64 << 20, bytes = Buffer.allocUnsafeSlow(size);',
     'const faults = process.resourceUsage().minorPageFault, started = process.hrtime.bigint();',
@@ -232,8 +232,9 @@ function pageMarker() {
   const times = [];
   for (let i = 0; i < 3; i++) times.push(Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout));
   const usable = times.filter(Number.isFinite);
-  return usable.length === 0 ? '?' : median(usable).toFixed(1);
+  return usable.length === 0 ? NaN : median(usable);
 }
+const pageMarker = () => { const us = pageMicroseconds(); return Number.isFinite(us) ? us.toFixed(1) : '?'; };
 const markers = () => `${speedMarker()} s, ${processMarker()} ms, ${pageMarker()} µs`;
 const markerBefore = args.markers ? markers() : undefined;
 /** The closing line: the markers again, to compare with those taken before. */
@@ -380,6 +381,10 @@ async function byFile() {
     // in the workers (their heaps). A test file's own code barely moves it; fewer processes do.
     const faults = after.childrenFaults - before.childrenFaults;
     console.log(`${(after.childrenSystem - before.childrenSystem).toFixed(1)} s of the CPU was the kernel's (system time), and the processes made ${(faults / 1e6).toFixed(2)} million minor page faults (a page of memory the kernel maps at its first use)`);
+    // What those faults cost on this machine, at the price of a page the third marker measures:
+    // about 1.5 µs on a machine that ran the suite in 20 s, 10 on one that took 50-58 s.
+    const perPage = pageMicroseconds();
+    if (Number.isFinite(perPage)) console.log(`at ${perPage.toFixed(1)} µs a page (measured now), the faults were about ${(faults * perPage / 1e6).toFixed(1)} s of that`);
     const cores = cpus().length;
     console.log(`the ${cores} cores stood idle ${idle.toFixed(1)} s in all meanwhile: with every core kept busy, the run would have taken about ${(wall - idle / cores).toFixed(1)} s`);
   } finally {
