@@ -230,7 +230,11 @@ function pageMicroseconds() {
     'console.log(made > 0 ? Number(process.hrtime.bigint() - started) / 1e3 / made : NaN);',
   ].join('\n');
   const times = [];
-  for (let i = 0; i < 3; i++) times.push(Number(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout));
+  for (let i = 0; i < 3; i++) {
+    // Only a child that ended well and printed a figure counts (Number('') is 0, not "unknown").
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    times.push(child.status === 0 && child.stdout.trim() !== '' ? Number(child.stdout) : NaN);
+  }
   const usable = times.filter(Number.isFinite);
   return usable.length === 0 ? NaN : median(usable);
 }
