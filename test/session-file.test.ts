@@ -3,7 +3,7 @@
 // at its name. A scenario cannot lay that out before the save, so it is laid out here. And
 // loadSession given what is no file: a named pipe, which a plain read would wait on for ever,
 // and a device, which never ends (a scenario may only resume files of its own: its pipes are
-// answered, below, and it can lay out no device).
+// answered, below, and it can lay out no device); and one that is there but cannot be read.
 
 import { afterEach, expect, it } from 'vitest';
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -78,6 +78,20 @@ for (const [chapter, loadSession] of [[4, loadSession4], [16, loadSession16]] as
     try { closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK)); } catch { /* nobody was waiting */ }
     expect(fromPipe).toBe('cannot resume: no session file pipe.json (a named pipe)');
     expect(await within5s(loadSession('/dev/zero', work))).toBe(`cannot resume: no session file ${path.relative(work, '/dev/zero')} (a device)`);
+  });
+}
+
+for (const [chapter, loadSession] of [[4, loadSession4], [16, loadSession16]] as const) {
+  it(`chapter ${chapter}: a session file that is there but cannot be read is said to be unreadable, not missing`, async () => {
+    const { work } = folders();
+    const message = (file: string) => loadSession(path.join(work, file), work).then(() => 'loaded', (err: Error) => err.message);
+    expect(await message('gone.json')).toBe('cannot resume: no session file gone.json');
+    symlinkSync('loop.json', path.join(work, 'loop.json'));   // a link to itself: open() fails with ELOOP, even for root
+    expect(await message('loop.json')).toBe('cannot resume: cannot read loop.json (ELOOP: too many symbolic links encountered)');
+    if (process.getuid?.() !== 0) {   // root reads a file whatever its mode says
+      writeFileSync(path.join(work, 'locked.json'), JSON.stringify(session), { mode: 0o200 });
+      expect(await message('locked.json')).toBe('cannot resume: cannot read locked.json (EACCES: permission denied)');
+    }
   });
 }
 

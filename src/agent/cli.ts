@@ -200,11 +200,12 @@ export function sessionFile(cwd: string, idOrPath: string): string {
 /** Read a saved session, or throw one line saying why not. Never writes. */
 export async function loadSession(file: string, cwd: string): Promise<SavedSession> {
   //> 4 load-session
-  //! hint: Three distinct failures, each one line naming the file (relative to cwd): "cannot resume: no
-  //! hint: session file FILE" (read it with readPlainFile: a folder, a named pipe or a device is no session file
-  //! hint: either, and says which in brackets: "(a folder)"), "cannot resume: FILE is not valid JSON (…)",
-  //! hint: "cannot resume: FILE is not a saved session (…)": a session is an object with an id string and a
-  //! hint: messages array of user and assistant messages. Throw; never repair or recreate the file (the caller
+  //! hint: Each failure is one line naming the file (relative to cwd): "cannot resume: no session file FILE"
+  //! hint: (read it with readPlainFile: a folder, a named pipe or a device is no session file either, and says
+  //! hint: which in brackets: "(a folder)"); a file there that cannot be read (no permission, a loop of links):
+  //! hint: "cannot resume: cannot read FILE (EACCES: permission denied)"; "cannot resume: FILE is not valid JSON
+  //! hint: (…)"; "cannot resume: FILE is not a saved session (…)": a session is an object with an id string and
+  //! hint: a messages array of user and assistant messages. Throw; never repair or recreate the file (the caller
   //! hint: must not overwrite it either).
   const shown = path.relative(cwd, file) || '.';
   let text: string;
@@ -212,7 +213,10 @@ export async function loadSession(file: string, cwd: string): Promise<SavedSessi
     text = await readPlainFile(file);   // a regular file only: a pipe's read would wait for ever
   } catch (err) {
     const kind = / is (a folder|a named pipe|a socket|a device), not a regular file$/.exec((err as Error).message)?.[1];
-    throw new Error(`cannot resume: no session file ${shown}${kind ? ` (${kind})` : ''}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (kind || code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`cannot resume: no session file ${shown}${kind ? ` (${kind})` : ''}`);
+    // There, but not readable (no permission, a loop of links): said as it is, not as missing.
+    throw new Error(`cannot resume: cannot read ${shown} (${(err as Error).message.split(',')[0]})`);
   }
   let data: Partial<SavedSession>;
   try {

@@ -151,7 +151,10 @@ export async function loadSession(file: string, cwd: string): Promise<SavedSessi
     text = await readPlainFile(file);   // a regular file only: a pipe's read would wait for ever
   } catch (err) {
     const kind = / is (a folder|a named pipe|a socket|a device), not a regular file$/.exec((err as Error).message)?.[1];
-    throw new Error(`cannot resume: no session file ${shown}${kind ? ` (${kind})` : ''}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (kind || code === 'ENOENT' || code === 'ENOTDIR') throw new Error(`cannot resume: no session file ${shown}${kind ? ` (${kind})` : ''}`);
+    // There, but not readable (no permission, a loop of links): said as it is, not as missing.
+    throw new Error(`cannot resume: cannot read ${shown} (${(err as Error).message.split(',')[0]})`);
   }
   let data: Partial<SavedSession>;
   try {
