@@ -299,7 +299,7 @@ export const sendMessageTool = {
     if (agent.status === 'running') {
       throw new Error(`${agent.id} is still running: its report arrives as a notification when it finishes. Wait for it; do not guess what it will say.`);
     }
-    // Claude Code has the same gap: an unchanged worktree is gone before a resume (issue #50889).
+    // The same gap was reported against Claude Code in April 2026 (anthropics/claude-code #50889).
     const gone = agent.config.worktree && worktreeGone(agent.config.worktree);
     if (gone) throw new Error(`${agent.id} ${gone}`);
     if (config.limits.running >= config.limits.maxConcurrent) throw new Error(`Concurrent subagent limit reached: ${agent.id} cannot continue while ${config.limits.running} sub-agents run.`);
