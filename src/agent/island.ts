@@ -1,9 +1,9 @@
 //> 14 island-file
 // Policy islands: a skill (chapter 9) whose frontmatter says `context: fork` is not pasted
 // into the conversation. It runs as a sub-agent of the type its `agent:` names (general when
-// it names none), its allowed-tools pre-approved at the gate for that sub-agent's calls, and only the
-// report comes back to the main conversation. Pre-approved, not restricted: every other
-// tool is still there and still asks.
+// it names none), its allowed-tools pre-approved at the gate for that sub-agent's calls,
+// and only the report comes back to the main conversation. Pre-approved, not restricted:
+// every other tool is still there and still asks.
 //
 // Not here: reading the skill (skills.ts) or the agent types it may name (agents.ts).
 
