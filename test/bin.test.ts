@@ -288,12 +288,30 @@ async function withBinBundle<T>(chapterDir: string, use: (bundle: string, work: 
  * terminal showed (`plain`: without its colour and cursor codes), the exit status, the
  * requests each track got, and what the workspace holds after it.
  */
-async function binInTerminal(chapterDir: string, scenario: Scenario, prompt: string, label: string, react: Parameters<typeof inTerminal>[1]['react'], o: { latencyScale?: number } = {}) {
+type Keyboard = Parameters<Parameters<typeof inTerminal>[1]['react']>[1];
+
+/**
+ * Call `then` once the mock has answered `track` (the scenario's first answer to a sub-agent,
+ * which asks its question right after) and `ms` more have passed: a scenario's "after_asked",
+ * for a test that types the answers itself. Polled, since nothing new reaches the terminal
+ * then (the sub-agent's question queues behind the one on screen). Given up after 30 s.
+ */
+function whenAnswered(answered: (track: string) => number, track: string, ms: number, then: () => void): void {
+  const started = Date.now();
+  const poll = setInterval(() => {
+    if (answered(track) > 0) { clearInterval(poll); setTimeout(then, ms); } else if (Date.now() - started > 30_000) clearInterval(poll);
+  }, 20);
+}
+
+async function binInTerminal(chapterDir: string, scenario: Scenario, prompt: string, label: string, react: (out: string, keys: Keyboard, answered: (track: string) => number) => void, o: { latencyScale?: number } = {}) {
   const mock = await startMock({ latencyScale: o.latencyScale ?? 0, scenario });
+  // How many answers the mock has sent a track so far: what the agent is about to do next.
+  const answered = (track: string) => mock.events.filter((e) => e.type === 'response' && e.track === track).length;
   try {
     return await withBinBundle(chapterDir, async (bundle, work) => {
       const { out, code } = await inTerminal([process.execPath, bundle, prompt].map(quoted).join(' '), {
-        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label, react,
+        cwd: work, env: { HOME: path.join(work, 'home'), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.url }, label,
+        react: (out, keys) => react(out, keys, answered),
       });
       const requests = (track: string) => mock.events.filter((e) => e.type === 'request' && e.track === track) as unknown as { body: { messages: unknown[] } }[];
       return { out, plain: out.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''), code, requests, left: readdirSync(work) };
@@ -514,11 +532,11 @@ atTerminal(`chapter 15 at a terminal: a stopped agent's question on screen is ta
   // the tidier asks to write a file; once ls has run, the main agent stops the tidier.
   const scenario = await loadScenarioFile(path.join(ROOT, 'scenarios', '15-background-agents', 'stop-withdraws.json'));
   let typed = false;
-  const { plain, code, requests, left } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, a question withdrawn', (shown, keys) => {
+  const { plain, code, requests, left } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, a question withdrawn', (shown, keys, answered) => {
     // One answer only, to the main agent's question, given once the tidier's has had time to
-    // queue behind it. The tidier's is never answered: a stop that waited for it would never
-    // end the session.
-    if (!typed && shown.includes('[y/N]')) { typed = true; setTimeout(() => keys.type('y\r'), 300); }
+    // queue behind it (its model's answer sent, and 300 ms). The tidier's is never answered: a
+    // stop that waited for it would never end the session.
+    if (!typed && shown.includes('[y/N]')) { typed = true; whenAnswered(answered, 'tidier', 300, () => keys.type('y\r')); }
     if (shown.includes('nothing of it ran')) keys.end('\u0004');
   });
   const question = plain.indexOf('general sub-agent "Tidy up" asks: Allow write tidied.txt? [y/N]');
@@ -540,8 +558,8 @@ atTerminal(`chapter 15 at a terminal: what was typed toward a withdrawn question
   json.tracks.main.turns[1]!.latency_ms = 1500;
   const scenario = parseScenario(JSON.stringify(json), 'stop-withdraws-late.json');
   const typed = { ls: false, tidier: false, enter: false };
-  const { out, plain, code, requests } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, half an answer withdrawn', (shown, keys) => {
-    if (!typed.ls && shown.includes('[y/N]')) { typed.ls = true; setTimeout(() => keys.type('y\r'), 300); }
+  const { out, plain, code, requests } = await binInTerminal('15-background-agents', scenario, scenario.prompts[0]!, 'bin.ts, half an answer withdrawn', (shown, keys, answered) => {
+    if (!typed.ls && shown.includes('[y/N]')) { typed.ls = true; whenAnswered(answered, 'tidier', 300, () => keys.type('y\r')); }
     if (!typed.tidier && shown.includes('asks: Allow write tidied.txt? [y/N]')) { typed.tidier = true; keys.type('y'); }
     // At the prompt once the stop is over: Enter, then the end of the input.
     if (!typed.enter && shown.includes('nothing of it ran')) { typed.enter = true; setTimeout(() => { keys.type('\r'); setTimeout(() => keys.end('\u0004'), 300); }, 300); }
