@@ -4,7 +4,8 @@
 // command line's crash handlers, and is cleanup.test.ts's, in a process of its own.
 
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { makeProjectScratch } from './temp-guard.ts';
 import path from 'node:path';
 import { runChapter } from '../src/runner/run-chapter.ts';
@@ -47,4 +48,21 @@ describe('a scripted run stops, as a crash of its own, when the chapter code', (
     const r = await runChapter({ codeDir: chapter('fine', '  await new Promise((r) => setTimeout(r, 10));'), scenario, latencyScale: 0, timeLimitMs: 30_000 });
     expect(r.crash).toBeUndefined();
   });
+});
+
+it("a caller's mistake (no scenario) is named, and leaves no temp folder behind", async () => {
+  // A TMPDIR of its own, outside the project (a run refuses one inside a repository).
+  const tmp = mkdtempSync(path.join(tmpdir(), 'no-scenario-'));
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  let error: unknown;
+  try {
+    await runChapter({ codeDir: chapter('no-scenario', ''), scenario: undefined as unknown as Scenario, latencyScale: 0 }).catch((err: unknown) => { error = err; });
+  } finally {
+    process.env.TMPDIR = before;
+  }
+  const left = readdirSync(tmp);
+  rmSync(tmp, { recursive: true });
+  expect(left).toEqual([]);
+  expect(String(error)).toBe('TypeError: runChapter: no scenario given (opts.scenario)');
 });

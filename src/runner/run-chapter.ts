@@ -157,6 +157,8 @@ export const SCRIPTED_PLATFORM = 'linux';
 
 export async function runChapter(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
+  // Asked before the temp folder is made: a caller's mistake must not leave one behind.
+  if (typeof opts.scenario !== 'object' || opts.scenario === null) throw new TypeError('runChapter: no scenario given (opts.scenario)');
   const tempDir = await makeTempDir('subagents-run-');
   // A git workspace's worktrees (chapter 16) may lie anywhere git was told to put them:
   // each one the repository has at exit goes, even if the run is cut short.
