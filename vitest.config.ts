@@ -31,11 +31,16 @@ export default defineConfig({
     // the waiting tests of each file ran side by side (three pairs): 19.6-20.6 s with four,
     // 20.9-21.3 s with three.
     maxWorkers: 4,
-    // A larger young generation for the workers. A worker keeps what its runs logged (every
-    // request body, parsed) while it runs, so much of what a scavenge finds is still alive
-    // and is copied. Measured over one whole run, then with three workers, their scavenges: 156
-    // taking 1.9 s with V8's default, 68 taking 1.3 s with 64 MB semi-spaces. (With four, whole
-    // suites with 8 MB and with 64 MB semi-spaces, three pairs in turn, came out even.)
+    // V8's own young generation (16 MB semi-spaces on Node 20), not a larger one. With 64 MB
+    // semi-spaces a worker scavenged less often (156 scavenges in 1.9 s against 68 in 1.3 s,
+    // in one whole run with three workers), but each worker then held about 90 MB more (its
+    // new space grew to about 120 MB of a 250-400 MB resident set), and every process a worker
+    // starts (about 1,500 a run: git, shells, runners) is a fork of it, whose cost grows with
+    // what it holds: here, 100 spawns of /bin/true took 0.4 s of CPU from a 48 MB process and
+    // 1.9 s from a 350 MB one. Eight pairs of whole suites taken in turn on a machine where
+    // that shows (page faults at about 11 µs): the default was quicker in six, a median of 55
+    // s against 59, with 4 % fewer faults. (On a machine with cheap faults the two had come
+    // out even.)
     // One GC thread per worker (the collection itself runs on the worker's own thread): the
     // workers and the processes they start already keep both cores busy, so V8's helper
     // threads for marking and scavenging only compete with them for the same two cores. Eight
@@ -51,7 +56,7 @@ export default defineConfig({
     // default, 45,000 here (the same fifteenfold delay). Whole suites taken in turn with and
     // without: on Node 22, less CPU in six pairs of seven (a median of 3.3 s of about 93);
     // on Node 24, in two of three (about 4 %). Node 26 knows the flag too; not timed there.
-    execArgv: ['--max-semi-space-size=64', '--single-threaded-gc', ...laterTurbofan()],
+    execArgv: ['--single-threaded-gc', ...laterTurbofan()],
     // Test files in a worker share one module registry instead of re-importing the runner,
     // the mock and the SDK for each file (about a fifth of the suite's CPU time). The price:
     // a test that changes something global (process.env, console, process.platform) must
