@@ -38,9 +38,9 @@ export default defineConfig({
     // starts (about 1,500 a run: git, shells, runners) is a fork of it, whose cost grows with
     // what it holds: here, 100 spawns of /bin/true took 0.4 s of CPU from a 48 MB process and
     // 1.9 s from a 350 MB one. Eight pairs of whole suites taken in turn on a machine where
-    // that shows (page faults at about 11 µs): the default was quicker in six, a median of 55
-    // s against 59, with 4 % fewer faults. (On a machine with cheap faults the two had come
-    // out even.)
+    // that shows (page faults at about 11 µs): the default was quicker in six, a median of
+    // 55 s of wall time against 59 s, with 4 % fewer faults. (On a machine with cheap faults,
+    // 8 MB and 64 MB semi-spaces had come out even.)
     // One GC thread per worker (the collection itself runs on the worker's own thread): the
     // workers and the processes they start already keep both cores busy, so V8's helper
     // threads for marking and scavenging only compete with them for the same two cores. Eight
