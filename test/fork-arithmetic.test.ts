@@ -6,6 +6,7 @@ import { describe, it, expect } from 'vitest';
 import { countTokens, flattenRequest, type RequestEvent } from '../src/mock/index.ts';
 import { findChapter } from '../src/chapters.ts';
 import { loadScenarioFile, scenarioFile, snapshotDir } from '../src/runner/scenarios.ts';
+import { countedAsScripted } from '../src/runner/run-chapter.ts';
 import { runOnce } from './chapter-runs.ts';
 
 describe('chapter 12 demo: the sizes behind the cost table', () => {
@@ -17,15 +18,15 @@ describe('chapter 12 demo: the sizes behind the cost table', () => {
     const kids = [1, 2, 3, 4, 5].map((i) => result.events.find((e): e is RequestEvent =>
       e.type === 'request' && e.track === `child-${i}` && e.path === '/v1/messages')!);
     for (const req of kids) {
-      const blocks = flattenRequest(req.body);
+      // Counted as the mock counted it: the run's temp folder, which is in the system prompt,
+      // as if it lay in /tmp; so the prefix is exact wherever TMPDIR points.
+      const blocks = flattenRequest(req.body, countedAsScripted(result.tempDir));
       const messages = req.body.messages as { content: { type: string; text?: string }[] }[];
       const own = messages.at(-1)!.content.at(-1)!;
       expect(own.type).toBe('text');
       expect(countTokens(own.text!)).toBe(200);
       expect(blocks.at(-1)!.tokens).toBe(200);
       const shared = blocks.slice(0, -1).reduce((n, b) => n + b.tokens, 0);
-      // The workspace's path is in the system prompt; the mock counts the run's temp folder
-      // as if it lay in /tmp, so the prefix is exact wherever TMPDIR points.
       // A new tool or a longer system prompt in an earlier chapter moves it: then change spec.md
       // in demo.json by 4 bytes per token (the padding is the spaces after "End of spec.").
       expect(shared, `spec.md must change by ${(48_500 - shared) * 4} bytes`).toBe(48_500);
