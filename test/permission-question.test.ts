@@ -74,17 +74,20 @@ function chapter15Case(name: string, edit: (s: CaseJson) => void) {
 // Two agents' questions in a scenario's order (chapter 15's stop cases): the main agent asks
 // first, a background agent's question comes behind it, and the person answers the first one
 // only once the second is there (after_asked), instead of after a time the other agent might
-// outlast on a busy machine. Here the background agent takes 0.8 s to ask; the person's 0.3 s
-// alone would answer first, and the stop would come before that question was ever asked.
+// outlast on a busy machine. Here the background agent takes 2 s to ask; the person's 0.3 s
+// alone would answer first, and the stop would come before that question was ever asked. (With
+// 0.8 s, the run without after_asked once saw the question asked all the same, on a machine
+// loaded three times over: the stop came more than half a second after the answer.) The wait
+// for the other question may then take longer than the 3 s it is allowed by default: 10 s here.
 describe.concurrent('an answer that waits for another question (after_asked)', () => {
   const stopWithdraws = (edit: (s: CaseJson) => void) => chapter15Case('stop-withdraws', edit);
 
   it('is given once the other question is asked, however late: the stop then finds that question waiting', async () => {
-    const slow = stopWithdraws((s) => { s.tracks.tidier!.turns[0]!.latency_ms = 800; });
+    const slow = stopWithdraws((s) => { s.tracks.tidier!.turns[0]!.latency_ms = 2000; });
     // Without it (the second run, side by side), the same person answers after 0.3 s, and the
     // agent is stopped before it asks.
-    const timed = stopWithdraws((s) => { s.tracks.tidier!.turns[0]!.latency_ms = 800; delete s.answers[0]!.after_asked; });
-    const [r, raced] = await Promise.all([slow, timed].map((scenario) => runChapter({ codeDir: chapter15, scenario, latencyScale: 1 })));
+    const timed = stopWithdraws((s) => { s.tracks.tidier!.turns[0]!.latency_ms = 2000; delete s.answers[0]!.after_asked; });
+    const [r, raced] = await Promise.all([slow, timed].map((scenario) => runChapter({ codeDir: chapter15, scenario, latencyScale: 1, answerWaitLimitMs: 10_000 })));
     expect(r.failures).toEqual([]);
     expect(r.asked?.map((q) => [q.tool, q.withdrawn ?? false])).toEqual([['run_shell', false], ['write_file', true]]);
     expect(r.ok).toBe(true);
