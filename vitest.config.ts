@@ -29,7 +29,10 @@ export default defineConfig({
     // 23.6 s wall with four workers, 25.4 s with three, for about 1 s more CPU (of about 43 s).
     // Six and eight gained nothing more: both cores are then busy throughout. Taken again once
     // the waiting tests of each file ran side by side (three pairs): 19.6-20.6 s with four,
-    // 20.9-21.3 s with three.
+    // 20.9-21.3 s with three. On a machine where every fork of a worker is dear (page faults
+    // at about 11 µs; see the young generation below), three came out ahead instead: quicker
+    // in four pairs of five, a median of 54.4 s against 58.4 s and 8 % less CPU (103 s against
+    // 112 s). Four stay: on the machine where the suite can fit in 20 s, they are what fits.
     maxWorkers: 4,
     // V8's own young generation (16 MB semi-spaces on Node 20), not a larger one. With 64 MB
     // semi-spaces a worker scavenged less often (156 scavenges in 1.9 s against 68 in 1.3 s,
@@ -60,7 +63,9 @@ export default defineConfig({
     // Test files in a worker share one module registry instead of re-importing the runner,
     // the mock and the SDK for each file (about a fifth of the suite's CPU time). The price:
     // a test that changes something global (process.env, console, process.platform) must
-    // put it back, as the ones here do in afterEach or finally.
+    // put it back, as the ones here do in afterEach or finally. A fresh worker per file would
+    // also be a smaller process to fork (below), but that does not pay either: two pairs of
+    // whole suites on the machine of dear forks, 78-80 s with isolation against 58 s without.
     isolate: false,
     // The test files and the modules they import, as vite transformed them, kept between runs
     // beside everything else the project keeps (node_modules/.cache), keyed by each file's
