@@ -64,7 +64,7 @@ export default defineConfig({
     // the mock and the SDK for each file (about a fifth of the suite's CPU time). The price:
     // a test that changes something global (process.env, console, process.platform) must
     // put it back, as the ones here do in afterEach or finally. A fresh worker per file would
-    // also be a smaller process to fork (below), but that does not pay either: two pairs of
+    // also be a smaller process to fork (above), but that does not pay either: two pairs of
     // whole suites on the machine of dear forks, 78-80 s with isolation against 58 s without.
     isolate: false,
     // The test files and the modules they import, as vite transformed them, kept between runs
