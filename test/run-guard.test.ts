@@ -59,7 +59,8 @@ it("a caller's mistake (no scenario) is named, and leaves no temp folder behind"
   try {
     await runChapter({ codeDir: chapter('no-scenario', ''), scenario: undefined as unknown as Scenario, latencyScale: 0 }).catch((err: unknown) => { error = err; });
   } finally {
-    process.env.TMPDIR = before;
+    if (before === undefined) delete process.env.TMPDIR;   // assigning undefined would set "undefined"
+    else process.env.TMPDIR = before;
   }
   const left = readdirSync(tmp);
   rmSync(tmp, { recursive: true });
