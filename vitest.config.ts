@@ -59,6 +59,10 @@ export default defineConfig({
     // default, 45,000 here (the same fifteenfold delay). Whole suites taken in turn with and
     // without: on Node 22, less CPU in six pairs of seven (a median of 3.3 s of about 93);
     // on Node 24, in two of three (about 4 %). Node 26 knows the flag too; not timed there.
+    // V8's memory reducer stays on: with --no-memory-reducer the workers took as many page
+    // faults (670-674 thousand against 673-693 thousand, two pairs of whole suites on the
+    // machine of dear faults) and no less CPU, so freeing heap while a worker waits is not
+    // what makes its pages fresh again.
     execArgv: ['--single-threaded-gc', ...laterTurbofan()],
     // Test files in a worker share one module registry instead of re-importing the runner,
     // the mock and the SDK for each file (about a fifth of the suite's CPU time). The price:
